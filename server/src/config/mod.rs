@@ -1,0 +1,1 @@
+//! Settings shared by the CLI and the language server.

@@ -1,0 +1,1 @@
+//! `segue eval`: measuring scorers on JSONL corpora.

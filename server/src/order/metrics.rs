@@ -1,0 +1,1 @@
+//! Order metrics (seed 000, seed 003). Placeholder.

@@ -1,0 +1,4 @@
+//! Ordering: finding a better order for a set of units, and measuring orders against gold.
+
+pub mod decode;
+pub mod metrics;

@@ -1,0 +1,1 @@
+//! Scores every transition of a document.

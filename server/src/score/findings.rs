@@ -1,0 +1,1 @@
+//! Which transitions are weak enough to report.

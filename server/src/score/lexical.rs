@@ -1,0 +1,168 @@
+//! Lexical cohesion after Ermakova et al. (seed 002): cosine similarity of adjacent units over
+//! stemmed content words, and a variant that weights guessed nouns and names.
+
+use super::tokens::{tokenize, WordClass};
+use super::{Level, Pairwise, Reason, Scorer, Unit};
+use std::collections::HashMap;
+
+/// Cosine of stemmed content-word vectors.
+#[derive(Debug, Clone)]
+pub struct Lexical {
+    name: &'static str,
+    nouns: bool,
+}
+
+impl Lexical {
+    /// All content words weigh the same (Ermakova's *Sim*).
+    pub fn plain() -> Self {
+        Lexical {
+            name: "lexical",
+            nouns: false,
+        }
+    }
+
+    /// Names, acronyms and guessed nouns weigh most (Ermakova's *NounSim*, without a tagger).
+    pub fn nouns() -> Self {
+        Lexical {
+            name: "lexical-noun",
+            nouns: true,
+        }
+    }
+
+    fn weight(&self, class: WordClass) -> f64 {
+        if !self.nouns {
+            return 1.0;
+        }
+        match class {
+            WordClass::Name | WordClass::Acronym => 1.5,
+            WordClass::Noun => 1.0,
+            WordClass::Other => 0.25,
+        }
+    }
+}
+
+/// A sparse term vector with the surface form of each stem, for reasons.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TermVector {
+    pub(crate) weights: HashMap<String, f64>,
+    pub(crate) surface: HashMap<String, String>,
+    pub(crate) norm: f64,
+}
+
+impl TermVector {
+    pub(crate) fn cosine(&self, other: &TermVector) -> f64 {
+        if self.norm == 0.0 || other.norm == 0.0 {
+            return 0.0;
+        }
+        let (small, large) = if self.weights.len() <= other.weights.len() {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        let dot: f64 = small
+            .weights
+            .iter()
+            .filter_map(|(k, w)| large.weights.get(k).map(|v| w * v))
+            .sum();
+        (dot / (self.norm * other.norm)).clamp(0.0, 1.0)
+    }
+
+    /// Shared terms, heaviest first.
+    pub(crate) fn shared(&self, other: &TermVector) -> Vec<String> {
+        let mut common: Vec<(&String, f64)> = self
+            .weights
+            .iter()
+            .filter_map(|(k, w)| other.weights.get(k).map(|v| (k, w * v)))
+            .collect();
+        common.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        common
+            .into_iter()
+            .map(|(k, _)| other.surface.get(k).cloned().unwrap_or_else(|| k.clone()))
+            .collect()
+    }
+}
+
+struct LexicalPairs {
+    vectors: Vec<TermVector>,
+}
+
+impl Pairwise for LexicalPairs {
+    fn len(&self) -> usize {
+        self.vectors.len()
+    }
+
+    fn transition(&self, from: usize, to: usize) -> f64 {
+        match (self.vectors.get(from), self.vectors.get(to)) {
+            (Some(a), Some(b)) => a.cosine(b),
+            _ => 0.0,
+        }
+    }
+
+    fn reason(&self, from: usize, to: usize) -> Reason {
+        match (self.vectors.get(from), self.vectors.get(to)) {
+            (Some(a), Some(b)) => Reason {
+                shared: a.shared(b),
+                note: None,
+            },
+            _ => Reason::default(),
+        }
+    }
+}
+
+impl Scorer for Lexical {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn description(&self) -> &'static str {
+        if self.nouns {
+            "cosine of stemmed content words, weighting names and guessed nouns (Ermakova NounSim)"
+        } else {
+            "cosine of stemmed content words of adjacent units (Ermakova Sim)"
+        }
+    }
+
+    fn tier(&self) -> u8 {
+        0
+    }
+
+    fn prepare<'a>(&'a self, units: &[Unit<'_>], _level: Level) -> Box<dyn Pairwise + 'a> {
+        let vectors = units
+            .iter()
+            .map(|unit| {
+                let mut v = TermVector::default();
+                for sentence in unit {
+                    for tok in tokenize(sentence) {
+                        *v.weights.entry(tok.stem.clone()).or_default() += self.weight(tok.class);
+                        v.surface.entry(tok.stem).or_insert(tok.surface);
+                    }
+                }
+                v.norm = v.weights.values().map(|w| w * w).sum::<f64>().sqrt();
+                v
+            })
+            .collect();
+        Box::new(LexicalPairs { vectors })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cosine_rewards_shared_stems_and_names_the_reason() {
+        let units = vec![
+            vec!["The parser reads Markdown files."],
+            vec!["Parsing Markdown is the parser's job."],
+            vec!["Bananas grow in warm climates."],
+        ];
+        let s = Lexical::plain();
+        let p = s.prepare(&units, Level::Sentence);
+        assert!(p.transition(0, 1) > 0.3);
+        assert_eq!(p.transition(1, 2), 0.0);
+        assert!((p.transition(0, 1) - p.transition(1, 0)).abs() < 1e-12);
+        let reason = p.reason(0, 1);
+        assert!(reason.shared.iter().any(|w| w.to_lowercase().starts_with("pars")));
+        assert!(p.reason(1, 2).describe("the previous sentence").contains("no content words"));
+    }
+}

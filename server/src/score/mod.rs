@@ -1,0 +1,167 @@
+//! Scorers: how well one unit (sentence or paragraph) follows another.
+//!
+//! Every scorer implements [`Scorer`]: given the units of a document at one [`Level`], it
+//! [prepares](Scorer::prepare) a [`Pairwise`] table that scores the transition between *any* two
+//! units in [0, 1] (higher = more coherent) and explains it with a [`Reason`]. Scores for arbitrary
+//! pairs, not just adjacent ones, let the same table judge the document's own order, a shuffled copy
+//! (`segue eval`) and candidate orders (`order`). The score of an order is the mean of its adjacent
+//! transitions ([`order_score`]), so every built-in scorer is decomposable over adjacent pairs.
+//!
+//! Invariant: scorers see clean sentence text only, never markup, spans or LSP types.
+
+pub mod analysis;
+pub mod entity_grid;
+pub mod findings;
+pub mod lexical;
+pub mod logistic;
+pub mod tier0;
+pub mod tokens;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The granularity of the units being scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Sentence → sentence transitions.
+    Sentence,
+    /// Paragraph → paragraph transitions.
+    Paragraph,
+}
+
+impl Level {
+    /// The lower-case name (`sentence`, `paragraph`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Sentence => "sentence",
+            Level::Paragraph => "paragraph",
+        }
+    }
+}
+
+/// One unit to score: its sentences' clean text. A sentence-level unit has one sentence.
+pub type Unit<'a> = Vec<&'a str>;
+
+/// Why a transition scored as it did.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+pub struct Reason {
+    /// Words or entities the two units share, most telling first.
+    pub shared: Vec<String>,
+    /// A short phrase on what the scorer saw, for the human message.
+    pub note: Option<String>,
+}
+
+impl Reason {
+    /// A one-line human explanation for a transition from `from` (e.g. "the previous sentence").
+    pub fn describe(&self, previous: &str) -> String {
+        let mut msg = if self.shared.is_empty() {
+            format!("shares no content words or entities with {previous}")
+        } else {
+            let words: Vec<String> = self.shared.iter().take(3).map(|w| format!("‘{w}’")).collect();
+            format!("shares only {} with {previous}", words.join(", "))
+        };
+        if let Some(note) = &self.note {
+            msg.push_str("; ");
+            msg.push_str(note);
+        }
+        msg
+    }
+}
+
+/// Transition scores between any two units of one document at one level.
+pub trait Pairwise: Send + Sync {
+    /// Number of units.
+    fn len(&self) -> usize;
+    /// Whether there are no units.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// How well unit `to` follows unit `from`, in [0, 1].
+    fn transition(&self, from: usize, to: usize) -> f64;
+    /// Why the transition from `from` to `to` scored as it did.
+    fn reason(&self, from: usize, to: usize) -> Reason;
+}
+
+/// A coherence scorer.
+pub trait Scorer: Send + Sync {
+    /// Stable name, used on the command line, in settings and as part of diagnostic codes.
+    fn name(&self) -> &'static str;
+    /// One line on what the scorer measures.
+    fn description(&self) -> &'static str;
+    /// 0 for built-in scorers, 1 for scorers that need a model.
+    fn tier(&self) -> u8;
+    /// Precomputes whatever the scorer needs about `units` at `level`.
+    fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a>;
+}
+
+/// Mean adjacent-transition score of `order` (indices into the prepared units).
+/// An order with fewer than two units scores 1.
+pub fn order_score(pairs: &dyn Pairwise, order: &[usize]) -> f64 {
+    if order.len() < 2 {
+        return 1.0;
+    }
+    let sum: f64 = order.windows(2).map(|w| pairs.transition(w[0], w[1])).sum();
+    sum / (order.len() - 1) as f64
+}
+
+/// The scorers available by name, in a stable order.
+#[derive(Clone, Default)]
+pub struct ScorerSet {
+    scorers: BTreeMap<&'static str, Arc<dyn Scorer>>,
+}
+
+impl ScorerSet {
+    /// The built-in (tier 0) scorers.
+    pub fn builtin() -> Self {
+        let mut set = ScorerSet::default();
+        set.register(Arc::new(lexical::Lexical::plain()));
+        set.register(Arc::new(lexical::Lexical::nouns()));
+        set.register(Arc::new(entity_grid::EntityGrid::trained()));
+        set.register(Arc::new(tier0::Tier0::trained()));
+        set
+    }
+
+    /// Adds a scorer. Panics in debug builds on a name clash (a programming error).
+    pub fn register(&mut self, scorer: Arc<dyn Scorer>) {
+        let prev = self.scorers.insert(scorer.name(), scorer);
+        debug_assert!(prev.is_none(), "scorer name registered twice");
+    }
+
+    /// The scorer called `name`.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Scorer>> {
+        self.scorers.get(name).cloned()
+    }
+
+    /// All scorers in name order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Scorer>> {
+        self.scorers.values()
+    }
+
+    /// Names of all scorers.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.scorers.keys().copied().collect()
+    }
+
+    /// Keeps only scorers of tier ≤ `max_tier`.
+    pub fn up_to_tier(mut self, max_tier: u8) -> Self {
+        self.scorers.retain(|_, s| s.tier() <= max_tier);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_scorers_have_unique_described_names() {
+        let set = ScorerSet::builtin();
+        assert_eq!(set.names().len(), 4);
+        for s in set.iter() {
+            assert!(!s.description().is_empty());
+            assert!(s.name().chars().all(|c| c.is_ascii_lowercase() || c == '-' || c.is_ascii_digit()));
+            assert_eq!(s.tier(), 0);
+        }
+    }
+}

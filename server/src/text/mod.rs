@@ -1,0 +1,287 @@
+//! The text model: source → sections → paragraphs → sentences, each with its byte span.
+//!
+//! A parser per format ([`markdown`], [`latex`], [`plain`]) turns the source into a flat list of
+//! [`Block`]s; [`parse`] groups them into a [`Document`] and splits sentences with [`sentence`].
+//! Markup never reaches the scorers: a [`Sentence`] carries clean text plus the span of the source it
+//! came from. Segmentation never fails; whatever cannot be read as prose is left out.
+//!
+//! Invariant: this module knows nothing of LSP, scoring or models.
+
+pub mod latex;
+pub mod line_index;
+pub mod markdown;
+pub mod plain;
+pub mod prose;
+pub mod sentence;
+mod span;
+
+pub use line_index::{LineIndex, Position};
+pub use prose::ProseText;
+pub use span::Span;
+
+use std::path::Path;
+
+/// A supported input format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// CommonMark with GitHub extensions.
+    Markdown,
+    /// LaTeX source.
+    Latex,
+    /// Plain text with blank-line paragraphs.
+    Plain,
+}
+
+impl Format {
+    /// The format for a file name's extension, if supported.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "md" | "markdown" | "mdown" | "mkd" => Some(Format::Markdown),
+            "tex" | "latex" | "ltx" => Some(Format::Latex),
+            "txt" | "text" => Some(Format::Plain),
+            _ => None,
+        }
+    }
+
+    /// The format for an LSP `languageId`, if supported.
+    pub fn from_language_id(id: &str) -> Option<Format> {
+        match id {
+            "markdown" | "md" => Some(Format::Markdown),
+            "latex" | "tex" | "plaintex" | "context" => Some(Format::Latex),
+            "plaintext" | "text" | "txt" => Some(Format::Plain),
+            _ => None,
+        }
+    }
+
+    /// The lower-case name used in settings (`markdown`, `latex`, `plain`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Markdown => "markdown",
+            Format::Latex => "latex",
+            Format::Plain => "plain",
+        }
+    }
+}
+
+/// One unit of a parser's output, in source order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    /// A heading that opens a new section.
+    Heading {
+        /// Source span of the whole heading line(s).
+        span: Span,
+        /// The heading's clean text.
+        title: String,
+        /// Nesting level, 1 for the top.
+        level: u8,
+    },
+    /// A run of prose.
+    Prose {
+        /// Source span of the block, including its own markup (list marker, `>` and so on).
+        span: Span,
+        /// The clean text with its source map.
+        prose: ProseText,
+        /// Whether the block belongs to the paragraph before it (list items, block quotes)
+        /// rather than opening a paragraph of its own.
+        attach: bool,
+    },
+    /// A break in the prose (code, math, table, …) after which attached blocks no longer attach.
+    Break,
+    /// A `segue-disable-next` comment: the next paragraph's findings are suppressed.
+    DisableNext {
+        /// Source span of the comment.
+        span: Span,
+    },
+}
+
+/// A segmented document.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Document {
+    /// Sections in source order; text before the first heading is a section without heading.
+    pub sections: Vec<Section>,
+}
+
+/// A heading and the paragraphs under it up to the next heading.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Section {
+    /// The heading that opens the section, if any.
+    pub heading: Option<Heading>,
+    /// Span from the heading (or first paragraph) to the end of the last paragraph.
+    pub span: Span,
+    /// The section's paragraphs.
+    pub paragraphs: Vec<Paragraph>,
+}
+
+/// A section heading.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Heading {
+    /// Source span of the heading.
+    pub span: Span,
+    /// Clean heading text.
+    pub title: String,
+    /// Nesting level, 1 for the top.
+    pub level: u8,
+}
+
+/// A paragraph: a span of source and the sentences in it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Paragraph {
+    /// Source span of the paragraph including attached lists and quotes.
+    pub span: Span,
+    /// Sentences in order. Never empty for a paragraph in a [`Document`].
+    pub sentences: Vec<Sentence>,
+    /// Whether a `segue-disable-next` comment precedes this paragraph.
+    pub disabled: bool,
+}
+
+impl Paragraph {
+    /// The clean text of the paragraph: its sentences joined by spaces.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for s in &self.sentences {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&s.text);
+        }
+        out
+    }
+}
+
+/// A sentence: clean text and the source span it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sentence {
+    /// Source span, trimmed of surrounding whitespace.
+    pub span: Span,
+    /// Clean text with markup removed and runs of whitespace collapsed.
+    pub text: String,
+}
+
+impl Document {
+    /// All paragraphs in order.
+    pub fn paragraphs(&self) -> impl Iterator<Item = &Paragraph> {
+        self.sections.iter().flat_map(|s| s.paragraphs.iter())
+    }
+
+    /// All sentences in order.
+    pub fn sentences(&self) -> impl Iterator<Item = &Sentence> {
+        self.paragraphs().flat_map(|p| p.sentences.iter())
+    }
+
+    /// Number of words in the document's prose.
+    pub fn word_count(&self) -> usize {
+        self.sentences().map(|s| s.text.split_whitespace().count()).sum()
+    }
+}
+
+/// Segments `source` in `format` into a document.
+pub fn parse(source: &str, format: Format) -> Document {
+    let blocks = match format {
+        Format::Markdown => markdown::blocks(source),
+        Format::Latex => latex::blocks(source),
+        Format::Plain => plain::blocks(source),
+    };
+    assemble(&blocks)
+}
+
+/// Groups parser blocks into sections and paragraphs, splitting sentences.
+pub fn assemble(blocks: &[Block]) -> Document {
+    let mut doc = Document::default();
+    let mut section = Section::default();
+    let mut can_attach = false;
+    let mut disable_next = false;
+    for block in blocks {
+        match block {
+            Block::Heading { span, title, level } => {
+                finish_section(&mut doc, std::mem::take(&mut section));
+                section.heading = Some(Heading {
+                    span: *span,
+                    title: title.clone(),
+                    level: *level,
+                });
+                section.span = *span;
+                can_attach = false;
+            }
+            Block::Break => can_attach = false,
+            Block::DisableNext { .. } => disable_next = true,
+            Block::Prose {
+                span,
+                prose,
+                attach,
+            } => {
+                let sentences = split_prose(prose);
+                if sentences.is_empty() {
+                    continue;
+                }
+                match section.paragraphs.last_mut() {
+                    Some(last) if *attach && can_attach => {
+                        last.span = last.span.cover(*span);
+                        last.sentences.extend(sentences);
+                    }
+                    _ => {
+                        section.paragraphs.push(Paragraph {
+                            span: *span,
+                            sentences,
+                            disabled: std::mem::take(&mut disable_next),
+                        });
+                    }
+                }
+                can_attach = true;
+            }
+        }
+    }
+    finish_section(&mut doc, section);
+    doc
+}
+
+fn finish_section(doc: &mut Document, mut section: Section) {
+    if section.heading.is_none() && section.paragraphs.is_empty() {
+        return;
+    }
+    if let Some(last) = section.paragraphs.last() {
+        let first = section
+            .heading
+            .as_ref()
+            .map_or(section.paragraphs[0].span, |h| h.span);
+        section.span = first.cover(last.span);
+    }
+    doc.sections.push(section);
+}
+
+/// Splits a prose block into sentences with source spans.
+pub fn split_prose(prose: &ProseText) -> Vec<Sentence> {
+    let text = prose.text();
+    sentence::split(text)
+        .into_iter()
+        .filter_map(|r| {
+            let raw = &text[r.clone()];
+            let lead = raw.len() - raw.trim_start().len();
+            let trail = raw.len() - raw.trim_end().len();
+            let (s, e) = (r.start + lead, r.end - trail);
+            if s >= e {
+                return None;
+            }
+            let clean = collapse_whitespace(&text[s..e]);
+            if !clean.chars().any(char::is_alphanumeric) {
+                return None;
+            }
+            Some(Sentence {
+                span: prose.source_span(s, e),
+                text: clean,
+            })
+        })
+        .collect()
+}
+
+fn collapse_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
