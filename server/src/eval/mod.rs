@@ -1,1 +1,3 @@
 //! `segue eval`: measuring scorers on JSONL corpora.
+
+pub mod data;
