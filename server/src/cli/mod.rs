@@ -1,8 +1,75 @@
-//! The `segue` command line.
+//! The `segue` command line (clap). Each subcommand lives in its own module; this one parses
+//! arguments, dispatches, and maps outcomes to exit codes: 0 clean, 1 findings, 2 error.
 
+pub mod check;
+pub mod eval_cmd;
+pub mod report;
+pub mod score_cmd;
+
+use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+
+/// Checks the coherence of prose: whether each sentence and paragraph follows from the one before.
+#[derive(Debug, Parser)]
+#[command(name = "segue", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Report weak transitions in files, folders or stdin (`-`).
+    Check(check::CheckArgs),
+    /// Print every scorer's value for every transition of a file.
+    Score(score_cmd::ScoreArgs),
+    /// Measure scorers on a JSONL corpus (discrimination or ordering).
+    Eval(eval_cmd::EvalArgs),
+    /// Measure score percentiles on edited prose and write the calibration file.
+    #[command(hide = true)]
+    Calibrate(eval_cmd::CalibrateArgs),
+    /// Train the built-in (tier 0) models from a JSONL corpus.
+    #[command(hide = true)]
+    Train(eval_cmd::TrainArgs),
+}
+
+/// Exit code when everything checked was clean.
+pub const EXIT_CLEAN: u8 = 0;
+/// Exit code when there are findings.
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit code when something could not be done.
+pub const EXIT_ERROR: u8 = 2;
 
 /// Runs the CLI and returns its exit code.
 pub fn main() -> ExitCode {
-    ExitCode::SUCCESS
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_CLEAN };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Score(args) => score_cmd::run(args),
+        Command::Eval(args) => eval_cmd::run(args),
+        Command::Calibrate(args) => eval_cmd::calibrate(args),
+        Command::Train(args) => eval_cmd::train(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("segue: error: {e:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// Whether to colour output on stdout: a terminal, and `NO_COLOR` unset.
+pub fn stdout_color() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }

@@ -1,1 +1,283 @@
 //! Settings shared by the CLI and the language server.
+//!
+//! Settings come from a `segue.toml` (nearest ancestor of the checked path) and, in the language
+//! server, from the editor. Both use the same keys; [`Config::resolve`] turns raw key/value pairs
+//! into a [`Config`], collecting a warning for every unknown key or bad value and keeping the
+//! default for it. Resolution never fails.
+
+use crate::score::findings::Sensitivity;
+use crate::text::Format;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// The name of the project settings file.
+pub const FILE_NAME: &str = "segue.toml";
+
+/// How findings are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Error.
+    Error,
+    /// Warning (default).
+    #[default]
+    Warning,
+    /// Information.
+    Information,
+    /// Hint.
+    Hint,
+}
+
+/// Which scorers may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TierChoice {
+    /// Models when installed, built-in scorers otherwise.
+    #[default]
+    Auto,
+    /// Built-in scorers only.
+    Builtin,
+    /// Models required.
+    Model,
+}
+
+/// Where models run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Device {
+    /// CUDA when available, CPU otherwise.
+    #[default]
+    Auto,
+    /// CPU only.
+    Cpu,
+    /// CUDA only.
+    Cuda,
+}
+
+/// Resolved settings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Config {
+    /// Formats that are checked.
+    pub formats: Vec<Format>,
+    /// How eagerly transitions are flagged.
+    pub sensitivity: Sensitivity,
+    /// Severity of findings.
+    pub severity: Severity,
+    /// Which tier of scorers to use.
+    pub tier: TierChoice,
+    /// Where models run.
+    pub device: Device,
+    /// Delay in milliseconds after an edit before model work starts (language server).
+    pub debounce_ms: u64,
+    /// Glob patterns of paths never checked.
+    pub ignore: Vec<String>,
+    /// The scorer whose findings are reported; `None` picks the best available.
+    pub scorer: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            formats: vec![Format::Markdown, Format::Latex, Format::Plain],
+            sensitivity: Sensitivity::Medium,
+            severity: Severity::Warning,
+            tier: TierChoice::Auto,
+            device: Device::Auto,
+            debounce_ms: 250,
+            ignore: Vec::new(),
+            scorer: None,
+        }
+    }
+}
+
+/// Every settings key, with its description and default, for docs and editor manifests.
+pub const KEYS: &[(&str, &str, &str)] = &[
+    ("formats", "Formats to check: any of \"markdown\", \"latex\", \"plain\".", "[\"markdown\", \"latex\", \"plain\"]"),
+    ("sensitivity", "How eagerly weak transitions are flagged: \"low\", \"medium\" or \"high\".", "\"medium\""),
+    ("severity", "Severity of findings: \"error\", \"warning\", \"information\" or \"hint\".", "\"warning\""),
+    ("tier", "Scorers to use: \"auto\" (models when installed), \"0\" (built-in only) or \"1\" (models required).", "\"auto\""),
+    ("device", "Where models run: \"auto\", \"cpu\" or \"cuda\".", "\"auto\""),
+    ("debounce", "Milliseconds to wait after an edit before model work starts.", "250"),
+    ("ignore", "Glob patterns of files never checked.", "[]"),
+    ("scorer", "Name of the scorer whose findings are reported (default: the best available).", "none"),
+];
+
+impl Config {
+    /// Resolves raw settings (a JSON object, as editors send them; TOML is converted first).
+    /// Returns the settings and one warning per unknown key or bad value.
+    pub fn resolve(raw: &serde_json::Value) -> (Config, Vec<String>) {
+        let mut cfg = Config::default();
+        let mut warnings = Vec::new();
+        let Some(map) = raw.as_object() else {
+            if !raw.is_null() {
+                warnings.push("segue settings must be an object; using defaults".to_string());
+            }
+            return (cfg, warnings);
+        };
+        for (key, value) in map {
+            let bad = |expected: &str| format!("segue: bad value {value} for `{key}` (expected {expected}); using the default");
+            match key.as_str() {
+                "formats" => match value.as_array().map(|a| a.iter().map(|v| v.as_str().and_then(parse_format)).collect::<Option<Vec<_>>>()) {
+                    Some(Some(f)) => cfg.formats = f,
+                    _ => warnings.push(bad("a list of \"markdown\", \"latex\", \"plain\"")),
+                },
+                "sensitivity" => match value.as_str() {
+                    Some("low") => cfg.sensitivity = Sensitivity::Low,
+                    Some("medium") => cfg.sensitivity = Sensitivity::Medium,
+                    Some("high") => cfg.sensitivity = Sensitivity::High,
+                    _ => warnings.push(bad("\"low\", \"medium\" or \"high\"")),
+                },
+                "severity" => match value.as_str() {
+                    Some("error") => cfg.severity = Severity::Error,
+                    Some("warning") => cfg.severity = Severity::Warning,
+                    Some("information" | "info") => cfg.severity = Severity::Information,
+                    Some("hint") => cfg.severity = Severity::Hint,
+                    _ => warnings.push(bad("\"error\", \"warning\", \"information\" or \"hint\"")),
+                },
+                "tier" => match value.as_str().map(str::to_string).or_else(|| value.as_u64().map(|n| n.to_string())).as_deref().and_then(parse_tier) {
+                    Some(t) => cfg.tier = t,
+                    None => warnings.push(bad("\"auto\", \"0\" or \"1\"")),
+                },
+                "device" => match value.as_str() {
+                    Some("auto") => cfg.device = Device::Auto,
+                    Some("cpu") => cfg.device = Device::Cpu,
+                    Some("cuda") => cfg.device = Device::Cuda,
+                    _ => warnings.push(bad("\"auto\", \"cpu\" or \"cuda\"")),
+                },
+                "debounce" => match value.as_u64().filter(|&ms| ms <= 60_000) {
+                    Some(ms) => cfg.debounce_ms = ms,
+                    None => warnings.push(bad("milliseconds from 0 to 60000")),
+                },
+                "ignore" => match value.as_array().map(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>()) {
+                    Some(Some(globs)) => match globs.iter().find(|g| globset::Glob::new(g).is_err()) {
+                        Some(g) => warnings.push(format!("segue: bad glob `{g}` in `ignore`; ignoring the setting")),
+                        None => cfg.ignore = globs,
+                    },
+                    _ => warnings.push(bad("a list of glob patterns")),
+                },
+                "scorer" => match value.as_str() {
+                    Some(s) => cfg.scorer = Some(s.to_string()),
+                    None if value.is_null() => cfg.scorer = None,
+                    None => warnings.push(bad("a scorer name")),
+                },
+                _ => warnings.push(format!("segue: unknown setting `{key}`; it is ignored")),
+            }
+        }
+        (cfg, warnings)
+    }
+
+    /// Reads and resolves a `segue.toml`. A file that cannot be read or parsed gives the defaults
+    /// and a warning.
+    pub fn load(path: &Path) -> (Config, Vec<String>) {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => return (Config::default(), vec![format!("segue: cannot read {}: {e}", path.display())]),
+        };
+        match toml::from_str::<toml::Value>(&text) {
+            Ok(v) => {
+                let json = serde_json::to_value(v).unwrap_or(serde_json::Value::Null);
+                let (cfg, mut warnings) = Config::resolve(&json);
+                for w in &mut warnings {
+                    *w = format!("{}: {w}", path.display());
+                }
+                (cfg, warnings)
+            }
+            Err(e) => (Config::default(), vec![format!("segue: {} is not valid TOML: {e}", path.display())]),
+        }
+    }
+
+    /// Whether `format` is enabled.
+    pub fn checks(&self, format: Format) -> bool {
+        self.formats.contains(&format)
+    }
+
+    /// A matcher for the `ignore` globs (globs that fail to compile were rejected in `resolve`).
+    pub fn ignore_matcher(&self) -> globset::GlobSet {
+        let mut b = globset::GlobSetBuilder::new();
+        for g in &self.ignore {
+            if let Ok(glob) = globset::Glob::new(g) {
+                b.add(glob);
+            }
+        }
+        b.build().unwrap_or_else(|_| globset::GlobSet::empty())
+    }
+}
+
+fn parse_format(s: &str) -> Option<Format> {
+    match s {
+        "markdown" => Some(Format::Markdown),
+        "latex" => Some(Format::Latex),
+        "plain" | "text" => Some(Format::Plain),
+        _ => None,
+    }
+}
+
+/// Parses a tier setting: `auto`, `0`, `1`.
+pub fn parse_tier(s: &str) -> Option<TierChoice> {
+    match s {
+        "auto" => Some(TierChoice::Auto),
+        "0" => Some(TierChoice::Builtin),
+        "1" => Some(TierChoice::Model),
+        _ => None,
+    }
+}
+
+/// The nearest `segue.toml` in `start` or its ancestors.
+pub fn find_config_file(start: &Path) -> Option<PathBuf> {
+    let start = if start.is_file() { start.parent()? } else { start };
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        let candidate = d.join(FILE_NAME);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn resolves_known_keys_and_warns_on_the_rest() {
+        let (cfg, warnings) = Config::resolve(&json!({
+            "sensitivity": "high", "tier": 0, "debounce": 100, "formats": ["markdown"],
+            "colour": "red", "severity": "loud", "ignore": ["drafts/**"]
+        }));
+        assert_eq!(cfg.sensitivity, Sensitivity::High);
+        assert_eq!(cfg.tier, TierChoice::Builtin);
+        assert_eq!(cfg.debounce_ms, 100);
+        assert_eq!(cfg.formats, vec![Format::Markdown]);
+        assert_eq!(cfg.severity, Severity::Warning);
+        assert!(cfg.ignore_matcher().is_match("drafts/a.md"));
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings.iter().any(|w| w.contains("colour")));
+        assert!(warnings.iter().any(|w| w.contains("severity")));
+    }
+
+    #[test]
+    fn every_key_is_documented() {
+        let (_, warnings) = Config::resolve(&json!({
+            "formats": [], "sensitivity": "low", "severity": "hint", "tier": "auto", "device": "cpu",
+            "debounce": 0, "ignore": [], "scorer": "tier0"
+        }));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(KEYS.len(), 8);
+    }
+
+    #[test]
+    fn loads_toml_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(&path, "sensitivity = \"low\"\ndebounce = -5\n").unwrap();
+        let (cfg, warnings) = Config::load(&path);
+        assert_eq!(cfg.sensitivity, Sensitivity::Low);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(find_config_file(dir.path()), Some(path));
+        std::fs::write(dir.path().join(FILE_NAME), "not = [toml").unwrap();
+        assert_eq!(Config::load(&dir.path().join(FILE_NAME)).1.len(), 1);
+    }
+}

@@ -1,1 +1,202 @@
-//! Scores every transition of a document.
+//! Scores every transition of a segmented document with one scorer.
+//!
+//! Sentence transitions are scored inside each paragraph (the sentence table is prepared over all
+//! sentences of the document, so document-wide statistics such as entity salience see everything);
+//! paragraph transitions are scored inside each section.
+
+use super::{Level, Reason, Scorer, Unit};
+use crate::text::{Document, Span};
+
+/// Where a unit sits in the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct UnitRef {
+    /// Index of the section.
+    pub section: usize,
+    /// Index of the paragraph within the section.
+    pub paragraph: usize,
+    /// Index of the sentence within the paragraph (`None` for a paragraph unit).
+    pub sentence: Option<usize>,
+    /// Source span of the unit.
+    pub span: Span,
+}
+
+/// One scored transition between adjacent units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transition {
+    /// Sentence or paragraph level.
+    pub level: Level,
+    /// The earlier unit.
+    pub from: UnitRef,
+    /// The later unit.
+    pub to: UnitRef,
+    /// Score in [0, 1]; higher is more coherent.
+    pub score: f64,
+    /// Why it scored so.
+    pub reason: Reason,
+    /// Whether a disable comment covers the later unit.
+    pub disabled: bool,
+}
+
+/// All transitions of a document under one scorer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// The scorer's name.
+    pub scorer: &'static str,
+    /// The scorer's tier.
+    pub tier: u8,
+    /// Sentence → sentence transitions within paragraphs, in document order.
+    pub sentences: Vec<Transition>,
+    /// Paragraph → paragraph transitions within sections, in document order.
+    pub paragraphs: Vec<Transition>,
+}
+
+impl Analysis {
+    /// Transitions at `level`.
+    pub fn at(&self, level: Level) -> &[Transition] {
+        match level {
+            Level::Sentence => &self.sentences,
+            Level::Paragraph => &self.paragraphs,
+        }
+    }
+
+    /// The document's coherence: the mean of all transition scores (1 when there are none).
+    pub fn document_score(&self) -> f64 {
+        let all: Vec<f64> = self
+            .sentences
+            .iter()
+            .chain(&self.paragraphs)
+            .map(|t| t.score)
+            .collect();
+        if all.is_empty() {
+            1.0
+        } else {
+            all.iter().sum::<f64>() / all.len() as f64
+        }
+    }
+
+    /// Median transition score at `level`, if there is any transition.
+    pub fn median(&self, level: Level) -> Option<f64> {
+        median(&self.at(level).iter().map(|t| t.score).collect::<Vec<_>>())
+    }
+}
+
+/// The median of `values` (mean of the middle two for even lengths).
+pub fn median(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    Some(if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    })
+}
+
+/// Scores every transition of `doc` with `scorer`.
+pub fn analyze(doc: &Document, scorer: &dyn Scorer) -> Analysis {
+    Analysis {
+        scorer: scorer.name(),
+        tier: scorer.tier(),
+        sentences: sentence_transitions(doc, scorer),
+        paragraphs: paragraph_transitions(doc, scorer),
+    }
+}
+
+fn sentence_transitions(doc: &Document, scorer: &dyn Scorer) -> Vec<Transition> {
+    let mut refs = Vec::new();
+    let mut units: Vec<Unit<'_>> = Vec::new();
+    for (si, section) in doc.sections.iter().enumerate() {
+        for (pi, para) in section.paragraphs.iter().enumerate() {
+            for (ti, sentence) in para.sentences.iter().enumerate() {
+                refs.push((
+                    UnitRef {
+                        section: si,
+                        paragraph: pi,
+                        sentence: Some(ti),
+                        span: sentence.span,
+                    },
+                    para.disabled,
+                ));
+                units.push(vec![sentence.text.as_str()]);
+            }
+        }
+    }
+    let table = scorer.prepare(&units, Level::Sentence);
+    let mut out = Vec::new();
+    for i in 1..refs.len() {
+        let (from, _) = refs[i - 1];
+        let (to, disabled) = refs[i];
+        if from.section != to.section || from.paragraph != to.paragraph {
+            continue;
+        }
+        out.push(Transition {
+            level: Level::Sentence,
+            from,
+            to,
+            score: table.transition(i - 1, i),
+            reason: table.reason(i - 1, i),
+            disabled,
+        });
+    }
+    out
+}
+
+fn paragraph_transitions(doc: &Document, scorer: &dyn Scorer) -> Vec<Transition> {
+    let mut refs = Vec::new();
+    let mut units: Vec<Unit<'_>> = Vec::new();
+    for (si, section) in doc.sections.iter().enumerate() {
+        for (pi, para) in section.paragraphs.iter().enumerate() {
+            refs.push((
+                UnitRef {
+                    section: si,
+                    paragraph: pi,
+                    sentence: None,
+                    span: para.span,
+                },
+                para.disabled,
+            ));
+            units.push(para.sentences.iter().map(|s| s.text.as_str()).collect());
+        }
+    }
+    let table = scorer.prepare(&units, Level::Paragraph);
+    let mut out = Vec::new();
+    for i in 1..refs.len() {
+        let (from, _) = refs[i - 1];
+        let (to, disabled) = refs[i];
+        if from.section != to.section {
+            continue;
+        }
+        out.push(Transition {
+            level: Level::Paragraph,
+            from,
+            to,
+            score: table.transition(i - 1, i),
+            reason: table.reason(i - 1, i),
+            disabled,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::lexical::Lexical;
+    use crate::text::{parse, Format};
+
+    #[test]
+    fn transitions_stay_inside_paragraphs_and_sections() {
+        let src = "# A\n\nCats purr. Cats sleep.\n\nDogs bark. Dogs run.\n\n# B\n\nFish swim.\n";
+        let doc = parse(src, Format::Markdown);
+        let a = analyze(&doc, &Lexical::plain());
+        assert_eq!(a.sentences.len(), 2);
+        assert_eq!(a.paragraphs.len(), 1);
+        assert_eq!(a.sentences[0].to.span.slice(src), "Cats sleep.");
+        assert!(a.sentences[0].score > 0.0);
+        assert_eq!(a.paragraphs[0].score, 0.0);
+        assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), Some(2.5));
+    }
+}

@@ -1,1 +1,236 @@
 //! Which transitions are weak enough to report.
+//!
+//! A transition is flagged only when it is weak on both counts:
+//! - **absolute**: below the floor — the score that only a small share (2 %, 5 % or 10 % by
+//!   [`Sensitivity`]) of transitions in edited prose fall below, read from the scorer's
+//!   [`Calibration`] (measured on the dev corpus by `segue calibrate`);
+//! - **relative**: below the document's own median by more than `k` robust spreads
+//!   (1.4826 × median absolute deviation, at least 0.05), so a document that is uniformly terse is
+//!   not flooded with findings.
+//!
+//! Units covered by a `segue-disable-next` comment are never flagged. A unit that breaks the flow
+//! usually weakens both the transition into it and the one out of it; a run of consecutive weak
+//! transitions is reported once, at its first unit.
+
+use super::analysis::{median, Analysis, Transition};
+use super::{Level, Reason};
+use crate::text::Span;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How eagerly to flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sensitivity {
+    /// Only the clearest breaks.
+    Low,
+    /// The default.
+    #[default]
+    Medium,
+    /// More findings, more false alarms.
+    High,
+}
+
+impl Sensitivity {
+    /// The calibration percentile used as the absolute floor.
+    pub fn percentile(self) -> usize {
+        match self {
+            Sensitivity::Low => 2,
+            Sensitivity::Medium => 5,
+            Sensitivity::High => 10,
+        }
+    }
+
+    /// How many robust spreads below the document median a transition must fall.
+    pub fn spreads(self) -> f64 {
+        match self {
+            Sensitivity::Low => 2.0,
+            Sensitivity::Medium => 1.5,
+            Sensitivity::High => 1.0,
+        }
+    }
+}
+
+/// Stable code of the rule that flags weak sentence transitions.
+pub const WEAK_SENTENCE: &str = "weak-sentence-transition";
+/// Stable code of the rule that flags weak paragraph transitions.
+pub const WEAK_PARAGRAPH: &str = "weak-paragraph-transition";
+
+/// The rule code for a level.
+pub fn code(level: Level) -> &'static str {
+    match level {
+        Level::Sentence => WEAK_SENTENCE,
+        Level::Paragraph => WEAK_PARAGRAPH,
+    }
+}
+
+/// Score percentiles of adjacent transitions in edited prose, per scorer and level.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// Where the figures come from (corpus, document count).
+    pub source: String,
+    /// scorer name → level name → 101 percentiles (0th … 100th).
+    pub percentiles: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
+}
+
+impl Calibration {
+    /// The calibration shipped with Segue (measured on the dev corpus).
+    pub fn shipped() -> Calibration {
+        serde_json::from_str(include_str!("../../../models/calibration.json")).unwrap_or_default()
+    }
+
+    /// The `p`-th percentile for `scorer` at `level`, if calibrated.
+    pub fn percentile(&self, scorer: &str, level: Level, p: usize) -> Option<f64> {
+        self.percentiles
+            .get(scorer)?
+            .get(level.name())?
+            .get(p.min(100))
+            .copied()
+    }
+
+    /// Builds percentiles from observed transition scores.
+    pub fn record(&mut self, scorer: &str, level: Level, mut scores: Vec<f64>) {
+        if scores.is_empty() {
+            return;
+        }
+        scores.sort_by(f64::total_cmp);
+        let n = scores.len();
+        let pct = (0..=100)
+            .map(|p| {
+                let pos = p as f64 / 100.0 * (n - 1) as f64;
+                let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+                let frac = pos - lo as f64;
+                scores[lo] * (1.0 - frac) + scores[hi] * frac
+            })
+            .map(|v| (v * 1e6).round() / 1e6)
+            .collect();
+        self.percentiles
+            .entry(scorer.to_string())
+            .or_default()
+            .insert(level.name().to_string(), pct);
+    }
+}
+
+/// A weak transition worth telling the writer about.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// Stable rule code ([`WEAK_SENTENCE`] or [`WEAK_PARAGRAPH`]).
+    pub code: &'static str,
+    /// Sentence or paragraph level.
+    pub level: Level,
+    /// The earlier unit of the transition.
+    pub from: Span,
+    /// The later unit, where the finding is reported.
+    pub to: Span,
+    /// The transition's score.
+    pub score: f64,
+    /// The document's median score at this level.
+    pub median: f64,
+    /// The absolute floor in force.
+    pub floor: f64,
+    /// The scorer that produced the score.
+    pub scorer: &'static str,
+    /// Why the transition is weak.
+    pub reason: Reason,
+    /// One-line human message.
+    pub message: String,
+}
+
+/// Floor used for a scorer with no calibration.
+const UNCALIBRATED_FLOOR: f64 = 0.05;
+/// Fewest transitions at a level for the document's own median to be trusted.
+const MIN_TRANSITIONS_FOR_MEDIAN: usize = 4;
+
+/// The findings of an analysis, in document order.
+pub fn findings(analysis: &Analysis, calibration: &Calibration, sensitivity: Sensitivity) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for level in [Level::Paragraph, Level::Sentence] {
+        let transitions = analysis.at(level);
+        let scores: Vec<f64> = transitions.iter().map(|t| t.score).collect();
+        let Some(doc_median) = median(&scores) else {
+            continue;
+        };
+        let floor = calibration
+            .percentile(analysis.scorer, level, sensitivity.percentile())
+            .unwrap_or(UNCALIBRATED_FLOOR);
+        let (centre, spread) = if scores.len() >= MIN_TRANSITIONS_FOR_MEDIAN {
+            let deviations: Vec<f64> = scores.iter().map(|s| (s - doc_median).abs()).collect();
+            (doc_median, median(&deviations).unwrap_or(0.0) * 1.4826)
+        } else {
+            // Too few transitions: judge against edited prose instead of this document.
+            let centre = calibration
+                .percentile(analysis.scorer, level, 50)
+                .unwrap_or(doc_median);
+            (centre, 0.0)
+        };
+        let cutoff = centre - sensitivity.spreads() * spread.max(0.05);
+        let mut previous_weak: Option<Span> = None;
+        for t in transitions {
+            let weak = t.score < floor && t.score < cutoff;
+            if weak && !t.disabled && previous_weak != Some(t.from.span) {
+                out.push(finding(t, doc_median, floor, analysis.scorer));
+            }
+            previous_weak = weak.then_some(t.to.span);
+        }
+    }
+    out.sort_by_key(|f| (f.to.start, f.level));
+    out
+}
+
+fn finding(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
+    let (unit, previous) = match t.level {
+        Level::Sentence => ("sentence", "the sentence before it"),
+        Level::Paragraph => ("paragraph", "the paragraph before it"),
+    };
+    let message = format!(
+        "Weak {} transition: this {unit} {} (score {:.2}, document median {:.2})",
+        t.level.name(),
+        t.reason.describe(previous),
+        t.score,
+        median
+    );
+    Finding {
+        code: code(t.level),
+        level: t.level,
+        from: t.from.span,
+        to: t.to.span,
+        score: t.score,
+        median,
+        floor,
+        scorer,
+        reason: t.reason.clone(),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::analysis::analyze;
+    use crate::score::lexical::Lexical;
+    use crate::text::{parse, Format};
+
+    #[test]
+    fn flags_only_transitions_weak_on_both_counts() {
+        let src = "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
+                   The cache counts hits on vectors. Penguins waddle across Antarctic ice. The cache grows with vectors.\n";
+        let doc = parse(src, Format::Plain);
+        let analysis = analyze(&doc, &Lexical::plain());
+        let mut cal = Calibration::default();
+        cal.record("lexical", Level::Sentence, (0..100).map(|i| i as f64 / 100.0).collect());
+        let found = findings(&analysis, &cal, Sensitivity::Medium);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].to.slice(src), "Penguins waddle across Antarctic ice.");
+        assert_eq!(found[0].code, WEAK_SENTENCE);
+        assert!(found[0].message.contains("shares no content words"));
+        // The transition after the odd sentence is weak too, but the run is reported once.
+        let high = findings(&analysis, &cal, Sensitivity::High);
+        assert!(high.len() >= found.len());
+    }
+
+    #[test]
+    fn shipped_calibration_parses() {
+        let cal = Calibration::shipped();
+        assert!(!cal.source.is_empty(), "models/calibration.json must parse");
+    }
+}

@@ -64,7 +64,10 @@ impl TermVector {
             .iter()
             .filter_map(|(k, w)| large.weights.get(k).map(|v| w * v))
             .sum();
-        (dot / (self.norm * other.norm)).clamp(0.0, 1.0)
+        if dot <= 0.0 {
+            return 0.0;
+        }
+        (dot / (self.norm * other.norm)).min(1.0)
     }
 
     /// Shared terms, heaviest first.

@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 /// An end-exclusive byte range into the original source text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
 pub struct Span {
     /// First byte of the span.
     pub start: usize,

@@ -1,0 +1,289 @@
+//! `segue check`: find weak transitions in files, folders and stdin.
+
+use super::report::{reporter, CheckReport, FileResult, Located, OutputFormat, Range};
+use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
+use crate::config::{find_config_file, parse_tier, Config, TierChoice};
+use crate::score::findings::{findings, Calibration, Sensitivity};
+use crate::score::{analysis::analyze, Scorer, ScorerSet};
+use crate::text::{parse, Format, LineIndex};
+use anyhow::{bail, Context};
+use rayon::prelude::*;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Largest file checked, in bytes.
+pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Arguments of `segue check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Files or folders to check (folders recursively, honouring .gitignore); `-` reads stdin.
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: OutputFormat,
+    /// Scorer tier: auto, 0 (built-in) or 1 (models).
+    #[arg(long, default_value = "auto", value_parser = parse_tier_arg)]
+    pub tier: TierChoice,
+    /// How eagerly to flag: low, medium, high (overrides segue.toml).
+    #[arg(long, value_enum)]
+    pub sensitivity: Option<SensitivityArg>,
+    /// Scorer whose findings are reported (default: the best available).
+    #[arg(long)]
+    pub scorer: Option<String>,
+    /// Settings file (default: the nearest segue.toml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Format of stdin and of files with an unknown extension: markdown, latex, plain.
+    #[arg(long, value_enum)]
+    pub language: Option<LanguageArg>,
+}
+
+/// `--sensitivity` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum SensitivityArg {
+    /// Only the clearest breaks.
+    Low,
+    /// The default.
+    Medium,
+    /// More findings.
+    High,
+}
+
+/// `--language` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum LanguageArg {
+    /// Markdown.
+    Markdown,
+    /// LaTeX.
+    Latex,
+    /// Plain text.
+    Plain,
+}
+
+impl From<LanguageArg> for Format {
+    fn from(l: LanguageArg) -> Format {
+        match l {
+            LanguageArg::Markdown => Format::Markdown,
+            LanguageArg::Latex => Format::Latex,
+            LanguageArg::Plain => Format::Plain,
+        }
+    }
+}
+
+fn parse_tier_arg(s: &str) -> Result<TierChoice, String> {
+    parse_tier(s).ok_or_else(|| format!("`{s}` is not a tier: use auto, 0 or 1"))
+}
+
+/// The scorers available for a tier choice, or an error when models are required but missing.
+pub fn scorers_for(tier: TierChoice) -> anyhow::Result<ScorerSet> {
+    match tier {
+        TierChoice::Auto | TierChoice::Builtin => Ok(ScorerSet::builtin()),
+        TierChoice::Model => bail!("tier 1 needs the models, which are not installed in this build; use --tier 0"),
+    }
+}
+
+/// The scorer whose findings are reported.
+pub fn reporting_scorer(set: &ScorerSet, name: Option<&str>) -> anyhow::Result<Arc<dyn Scorer>> {
+    let name = name.unwrap_or("tier0");
+    set.get(name)
+        .with_context(|| format!("no scorer named `{name}`; available: {}", set.names().join(", ")))
+}
+
+/// Runs `segue check`.
+pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
+    let config_path = args
+        .config
+        .clone()
+        .or_else(|| args.paths.first().and_then(|p| find_config_file(&absolute(p))));
+    let mut config = Config::default();
+    if let Some(path) = &config_path {
+        let (cfg, warnings) = Config::load(path);
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+        config = cfg;
+    }
+    if let Some(s) = args.sensitivity {
+        config.sensitivity = match s {
+            SensitivityArg::Low => Sensitivity::Low,
+            SensitivityArg::Medium => Sensitivity::Medium,
+            SensitivityArg::High => Sensitivity::High,
+        };
+    }
+    let tier = if args.tier == TierChoice::Auto { config.tier } else { args.tier };
+    let set = scorers_for(tier)?;
+    let scorer = reporting_scorer(&set, args.scorer.as_deref().or(config.scorer.as_deref()))?;
+    let calibration = Calibration::shipped();
+
+    let inputs = collect_inputs(&args.paths, &config)?;
+    let progress = progress_bar(inputs.len());
+    let files: Vec<FileResult> = inputs
+        .par_iter()
+        .map(|input| {
+            let result = check_input(input, args.language.map(Format::from), scorer.as_ref(), &calibration, &config);
+            if let Some(p) = &progress {
+                p.inc(1);
+            }
+            result
+        })
+        .collect();
+    if let Some(p) = progress {
+        p.finish_and_clear();
+    }
+    let report = CheckReport {
+        files,
+        scorer: scorer.name().to_string(),
+        tier: scorer.tier(),
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    reporter(args.format, super::stdout_color()).write(&report, &mut out)?;
+    for f in &report.files {
+        if let Some(e) = &f.error {
+            eprintln!("error: {}: {e}", f.path);
+        }
+    }
+    Ok(if report.error_count() > 0 {
+        EXIT_ERROR
+    } else if report.finding_count() > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    })
+}
+
+/// One thing to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// Standard input.
+    Stdin,
+    /// A file on disk.
+    File(PathBuf),
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Expands paths: files as given, folders recursively (honouring .gitignore) for the enabled formats.
+pub fn collect_inputs(paths: &[PathBuf], config: &Config) -> anyhow::Result<Vec<Input>> {
+    let ignore = config.ignore_matcher();
+    let mut out = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            out.push(Input::Stdin);
+        } else if path.is_dir() {
+            let mut found: Vec<PathBuf> = ignore::WalkBuilder::new(path)
+                .require_git(false)
+                .build()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+                .map(ignore::DirEntry::into_path)
+                .filter(|p| Format::from_path(p).is_some_and(|f| config.checks(f)))
+                .filter(|p| !ignore.is_match(p) && !ignore.is_match(p.strip_prefix(path).unwrap_or(p)))
+                .collect();
+            found.sort();
+            out.extend(found.into_iter().map(Input::File));
+        } else {
+            // A missing file is reported for that file, not as a fatal error.
+            out.push(Input::File(path.clone()));
+        }
+    }
+    Ok(out)
+}
+
+fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
+    if len < 20 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} files {msg}") {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// Reads a file as text, refusing binary and oversized files.
+pub fn read_text(bytes: Vec<u8>) -> Result<String, String> {
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "file is too large to check ({:.1} MiB; the limit is {} MiB)",
+            bytes.len() as f64 / 1048576.0,
+            MAX_FILE_BYTES / 1048576
+        ));
+    }
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err("file looks binary (it contains NUL bytes); not checked".to_string());
+    }
+    String::from_utf8(bytes).map_err(|e| format!("file is not valid UTF-8 (first bad byte at offset {}); not checked", e.utf8_error().valid_up_to()))
+}
+
+fn check_input(input: &Input, language: Option<Format>, scorer: &dyn Scorer, calibration: &Calibration, config: &Config) -> FileResult {
+    let (path, bytes, format) = match input {
+        Input::Stdin => {
+            let mut buf = Vec::new();
+            let res = std::io::stdin().lock().read_to_end(&mut buf).map(|_| buf);
+            ("-".to_string(), res, language.unwrap_or(Format::Markdown))
+        }
+        Input::File(p) => (
+            p.display().to_string(),
+            std::fs::read(p),
+            Format::from_path(p).or(language).unwrap_or(Format::Plain),
+        ),
+    };
+    let failed = |path: String, error: String| FileResult {
+        path,
+        source: String::new(),
+        findings: Vec::new(),
+        score: None,
+        error: Some(error),
+    };
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(e) => return failed(path, format!("cannot read: {e}")),
+    };
+    let source = match read_text(bytes) {
+        Ok(s) => s,
+        Err(e) => return failed(path, e),
+    };
+    check_source(path, source, format, scorer, calibration, config)
+}
+
+/// Checks one document held in memory.
+pub fn check_source(path: String, source: String, format: Format, scorer: &dyn Scorer, calibration: &Calibration, config: &Config) -> FileResult {
+    let doc = parse(&source, format);
+    let analysis = analyze(&doc, scorer);
+    let index = LineIndex::new(&source);
+    let findings = findings(&analysis, calibration, config.sensitivity)
+        .into_iter()
+        .map(|finding| Located {
+            range: Range::of(&index, &source, finding.to),
+            related: Range::of(&index, &source, finding.from),
+            severity: config.severity,
+            finding,
+        })
+        .collect();
+    FileResult {
+        path,
+        findings,
+        score: Some(analysis.document_score()),
+        error: None,
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_binary_huge_and_non_utf8() {
+        assert!(read_text(b"a\0b".to_vec()).unwrap_err().contains("binary"));
+        assert!(read_text(vec![b'a'; MAX_FILE_BYTES + 1]).unwrap_err().contains("too large"));
+        assert!(read_text(vec![b'a', 0xff, b'b']).unwrap_err().contains("UTF-8"));
+        assert_eq!(read_text(b"ok".to_vec()).unwrap(), "ok");
+    }
+}

@@ -1,0 +1,239 @@
+//! `segue eval`, and the hidden `segue calibrate` / `segue train` used to build shipped models.
+
+use super::check::scorers_for;
+use crate::config::{parse_tier, TierChoice};
+use crate::eval::data::read_corpus;
+use crate::eval::degrade::Degradation;
+use crate::eval::discrimination::{discriminate, units, DiscriminationRow, DiscriminationSpec};
+use crate::score::findings::Calibration;
+use crate::score::{Level, Scorer};
+use anyhow::{bail, Context};
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Arguments of `segue eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// The task: discrimination (original vs degraded) or ordering (recover the order).
+    #[arg(long, value_enum, default_value = "discrimination")]
+    pub task: Task,
+    /// JSONL corpus: {"id", "paragraphs": [[sentence, …], …]} or {"id", "sentences": […]} per line.
+    #[arg(long)]
+    pub data: PathBuf,
+    /// Scorers to evaluate (repeatable; default: all of the tier).
+    #[arg(long = "scorer")]
+    pub scorers: Vec<String>,
+    /// Scorer tier: auto, 0 (built-in) or 1 (models).
+    #[arg(long, default_value = "auto", value_parser = |s: &str| parse_tier(s).ok_or("use auto, 0 or 1"))]
+    pub tier: TierChoice,
+    /// Levels: sentence, paragraph or both.
+    #[arg(long, value_enum, default_value = "both")]
+    pub level: LevelArg,
+    /// Degradations for discrimination (comma-separated: R1,R2,R,D1,D2,D5,D10).
+    #[arg(long, value_delimiter = ',', default_value = "R1,R2,R,D1,D2,D5,D10")]
+    pub degradation: Vec<String>,
+    /// Degraded copies per document and degradation.
+    #[arg(long, default_value_t = 5)]
+    pub copies: usize,
+    /// Seed for degradations and shuffles.
+    #[arg(long, default_value_t = 13)]
+    pub seed: u64,
+    /// Use only the first N documents.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--task` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Task {
+    /// Original vs degraded copies.
+    Discrimination,
+    /// Recover the original order from a shuffle.
+    Ordering,
+}
+
+/// `--level` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LevelArg {
+    /// Sentences.
+    Sentence,
+    /// Paragraphs.
+    Paragraph,
+    /// Both.
+    Both,
+}
+
+impl LevelArg {
+    fn levels(self) -> Vec<Level> {
+        match self {
+            LevelArg::Sentence => vec![Level::Sentence],
+            LevelArg::Paragraph => vec![Level::Paragraph],
+            LevelArg::Both => vec![Level::Sentence, Level::Paragraph],
+        }
+    }
+}
+
+fn selected_scorers(names: &[String], tier: TierChoice) -> anyhow::Result<Vec<Arc<dyn Scorer>>> {
+    let set = scorers_for(tier)?;
+    if names.is_empty() {
+        return Ok(set.iter().cloned().collect());
+    }
+    names
+        .iter()
+        .map(|n| {
+            set.get(n)
+                .with_context(|| format!("no scorer named `{n}`; available: {}", set.names().join(", ")))
+        })
+        .collect()
+}
+
+/// Runs `segue eval`.
+pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
+    let mut docs = read_corpus(&args.data)?;
+    if let Some(n) = args.limit {
+        docs.truncate(n);
+    }
+    let scorers = selected_scorers(&args.scorers, args.tier)?;
+    match args.task {
+        Task::Discrimination => {
+            let degradations = args
+                .degradation
+                .iter()
+                .map(|d| Degradation::parse(d).with_context(|| format!("unknown degradation `{d}`; use R1, R2, R, D1, D2, D5, D10 …")))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let spec = DiscriminationSpec {
+                degradations,
+                levels: args.level.levels(),
+                copies: args.copies.max(1),
+                seed: args.seed,
+            };
+            let rows: Vec<DiscriminationRow> = {
+                use rayon::prelude::*;
+                scorers
+                    .par_iter()
+                    .map(|s| discriminate(s.as_ref(), &docs, &spec))
+                    .collect::<Vec<_>>()
+                    .concat()
+            };
+            if args.json {
+                let out = json!({"task": "discrimination", "documents": docs.len(), "results": rows});
+                println!("{}", serde_json::to_string_pretty(&out)?);
+            } else {
+                print_discrimination(&rows, &spec, docs.len());
+            }
+        }
+        Task::Ordering => bail!("--task ordering arrives with the order metrics"),
+    }
+    Ok(0)
+}
+
+fn print_discrimination(rows: &[DiscriminationRow], spec: &DiscriminationSpec, documents: usize) {
+    println!(
+        "discrimination accuracy (%), {documents} documents, {} copies per degradation, seed {}",
+        spec.copies, spec.seed
+    );
+    let names: Vec<String> = spec.degradations.iter().map(ToString::to_string).collect();
+    print!("{:<14}{:<11}", "scorer", "level");
+    for n in &names {
+        print!("{n:>8}");
+    }
+    println!();
+    let mut keys: Vec<(&str, Level)> = rows.iter().map(|r| (r.scorer.as_str(), r.level)).collect();
+    keys.dedup();
+    for (scorer, level) in keys {
+        print!("{scorer:<14}{:<11}", level.name());
+        for n in &names {
+            match rows.iter().find(|r| r.scorer == scorer && r.level == level && &r.degradation == n) {
+                Some(r) if r.pairs > 0 => print!("{:>8.2}", r.accuracy * 100.0),
+                _ => print!("{:>8}", "–"),
+            }
+        }
+        println!();
+    }
+}
+
+/// Arguments of `segue calibrate`.
+#[derive(Debug, clap::Args)]
+pub struct CalibrateArgs {
+    /// JSONL corpus of edited prose (the dev split).
+    #[arg(long)]
+    pub data: PathBuf,
+    /// Where to write the calibration.
+    #[arg(long, default_value = "models/calibration.json")]
+    pub out: PathBuf,
+    /// Scorer tier: auto, 0 or 1.
+    #[arg(long, default_value = "auto", value_parser = |s: &str| parse_tier(s).ok_or("use auto, 0 or 1"))]
+    pub tier: TierChoice,
+}
+
+/// Runs `segue calibrate`: percentiles of adjacent-transition scores in the corpus's own order,
+/// sentence transitions inside paragraphs and paragraph transitions inside documents.
+pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
+    let docs = read_corpus(&args.data)?;
+    let mut cal = Calibration {
+        source: format!(
+            "{} ({} documents): adjacent transitions in the original order",
+            args.data.file_name().and_then(|n| n.to_str()).unwrap_or("corpus"),
+            docs.len()
+        ),
+        ..Calibration::default()
+    };
+    for scorer in scorers_for(args.tier)?.iter() {
+        for level in [Level::Sentence, Level::Paragraph] {
+            let mut scores = Vec::new();
+            for doc in &docs {
+                let units = units(doc, level);
+                if units.len() < 2 {
+                    continue;
+                }
+                let table = scorer.prepare(&units, level);
+                let mut boundary = 0;
+                let para_ends: Vec<usize> = doc
+                    .paragraphs
+                    .iter()
+                    .map(|p| {
+                        boundary += p.len();
+                        boundary
+                    })
+                    .collect();
+                for i in 1..units.len() {
+                    // Sentence transitions are only judged inside paragraphs, as in `segue check`.
+                    if level == Level::Sentence && para_ends.contains(&i) {
+                        continue;
+                    }
+                    scores.push(table.transition(i - 1, i));
+                }
+            }
+            cal.record(scorer.name(), level, scores);
+        }
+    }
+    let text = serde_json::to_string_pretty(&cal)?;
+    std::fs::write(&args.out, text + "\n").with_context(|| format!("cannot write {}", args.out.display()))?;
+    eprintln!("wrote {}", args.out.display());
+    Ok(0)
+}
+
+/// Arguments of `segue train`.
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    /// What to train: `tier0`.
+    pub what: String,
+    /// JSONL training corpus (the train split only).
+    #[arg(long)]
+    pub data: PathBuf,
+    /// Output folder.
+    #[arg(long, default_value = "models/tier0")]
+    pub out: PathBuf,
+    /// Seed for negative sampling.
+    #[arg(long, default_value_t = 7)]
+    pub seed: u64,
+}
+
+/// Runs `segue train`.
+pub fn train(args: TrainArgs) -> anyhow::Result<u8> {
+    bail!("cannot train `{}` yet", args.what)
+}

@@ -1,0 +1,77 @@
+//! `segue score`: every scorer's value for every transition of a file.
+
+use super::check::{read_text, scorers_for};
+use crate::config::{parse_tier, TierChoice};
+use crate::score::analysis::{analyze, Analysis};
+use crate::score::Level;
+use crate::text::{parse, Format, LineIndex};
+use anyhow::Context;
+use serde_json::json;
+use std::path::PathBuf;
+
+/// Arguments of `segue score`.
+#[derive(Debug, clap::Args)]
+pub struct ScoreArgs {
+    /// The file to score.
+    pub path: PathBuf,
+    /// Scorer tier: auto, 0 (built-in) or 1 (models).
+    #[arg(long, default_value = "auto", value_parser = |s: &str| parse_tier(s).ok_or("use auto, 0 or 1"))]
+    pub tier: TierChoice,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `segue score`.
+pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
+    let bytes = std::fs::read(&args.path).with_context(|| format!("cannot read {}", args.path.display()))?;
+    let source = read_text(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.path.display()))?;
+    let format = Format::from_path(&args.path).unwrap_or(Format::Plain);
+    let doc = parse(&source, format);
+    let set = scorers_for(args.tier)?;
+    let analyses: Vec<Analysis> = set.iter().map(|s| analyze(&doc, s.as_ref())).collect();
+    let index = LineIndex::new(&source);
+    let pos = |offset: usize| {
+        let p = index.position(&source, offset);
+        format!("{}:{}", p.line + 1, p.character + 1)
+    };
+    if args.json {
+        let mut levels = serde_json::Map::new();
+        for level in [Level::Sentence, Level::Paragraph] {
+            let Some(first) = analyses.first() else { break };
+            let rows: Vec<_> = first
+                .at(level)
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let scores: serde_json::Map<String, serde_json::Value> = analyses
+                        .iter()
+                        .map(|a| (a.scorer.to_string(), json!(a.at(level)[i].score)))
+                        .collect();
+                    json!({"from": pos(t.from.span.start), "to": pos(t.to.span.start), "scores": scores})
+                })
+                .collect();
+            levels.insert(level.name().to_string(), json!(rows));
+        }
+        let documents: serde_json::Map<String, serde_json::Value> = analyses
+            .iter()
+            .map(|a| (a.scorer.to_string(), json!(a.document_score())))
+            .collect();
+        let out = json!({"path": args.path.display().to_string(), "document": documents, "transitions": levels});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(0);
+    }
+    println!("{} — {} sentences, {} paragraphs", args.path.display(), doc.sentences().count(), doc.paragraphs().count());
+    let header: Vec<String> = analyses.iter().map(|a| format!("{:>12}", a.scorer)).collect();
+    for level in [Level::Sentence, Level::Paragraph] {
+        let Some(first) = analyses.first() else { break };
+        println!("\n{} transitions\n{:<22}{}", level.name(), "from → to", header.join(""));
+        for (i, t) in first.at(level).iter().enumerate() {
+            let cells: Vec<String> = analyses.iter().map(|a| format!("{:>12.3}", a.at(level)[i].score)).collect();
+            println!("{:<22}{}", format!("{} → {}", pos(t.from.span.start), pos(t.to.span.start)), cells.join(""));
+        }
+    }
+    let docs: Vec<String> = analyses.iter().map(|a| format!("{:>12.3}", a.document_score())).collect();
+    println!("\n{:<22}{}", "document", docs.join(""));
+    Ok(0)
+}
