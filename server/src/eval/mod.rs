@@ -6,3 +6,4 @@
 pub mod data;
 pub mod degrade;
 pub mod discrimination;
+pub mod ordering;

@@ -143,24 +143,20 @@ impl<'a> Builder<'a> {
                 self.flush();
                 self.heading = Some((span, level as u8, ProseText::new()));
             }
-            Tag::Paragraph => {
-                if self.skip == 0 && self.heading.is_none() {
-                    match self.prose.as_mut() {
-                        // A second paragraph inside the same list item continues it.
-                        Some((s, p, true)) if self.attach_depth > 0 => {
-                            p.push_space(Span::new(s.end, span.start));
-                            *s = s.cover(span);
-                        }
-                        _ => self.begin(span),
+            Tag::Paragraph if self.skip == 0 && self.heading.is_none() => {
+                match self.prose.as_mut() {
+                    // A second paragraph inside the same list item continues it.
+                    Some((s, p, true)) if self.attach_depth > 0 => {
+                        p.push_space(Span::new(s.end, span.start));
+                        *s = s.cover(span);
                     }
+                    _ => self.begin(span),
                 }
             }
-            Tag::Item => {
-                if self.skip == 0 {
-                    self.flush();
-                    self.attach_depth += 1;
-                    self.prose = Some((span, ProseText::new(), true));
-                }
+            Tag::Item if self.skip == 0 => {
+                self.flush();
+                self.attach_depth += 1;
+                self.prose = Some((span, ProseText::new(), true));
             }
             Tag::BlockQuote(_) => {
                 self.flush();
@@ -198,22 +194,15 @@ impl<'a> Builder<'a> {
                     });
                 }
             }
-            TagEnd::Paragraph => {
-                if self.skip == 0 && self.attach_depth == 0 {
-                    if let Some((s, _, _)) = self.prose.as_mut() {
-                        *s = s.cover(span);
-                    }
-                    self.flush();
+            TagEnd::Paragraph if self.skip == 0 && self.attach_depth == 0 => {
+                if let Some((s, _, _)) = self.prose.as_mut() {
+                    *s = s.cover(span);
                 }
+                self.flush();
             }
-            TagEnd::Item => {
-                if self.skip == 0 {
-                    if let Some((s, _, _)) = self.prose.as_mut() {
-                        s.end = s.end.max(span.end.min(s.end.max(span.start)));
-                    }
-                    self.flush();
-                    self.attach_depth = self.attach_depth.saturating_sub(1);
-                }
+            TagEnd::Item if self.skip == 0 => {
+                self.flush();
+                self.attach_depth = self.attach_depth.saturating_sub(1);
             }
             TagEnd::BlockQuote(_) => {
                 self.flush();
