@@ -30,7 +30,7 @@ pub fn greedy(pairs: &dyn Pairwise) -> Vec<usize> {
             order.push(next);
         }
         let score = order_score(pairs, &order);
-        if best.as_ref().map_or(true, |(s, _)| score > *s) {
+        if best.as_ref().is_none_or(|(s, _)| score > *s) {
             best = Some((score, order));
         }
     }

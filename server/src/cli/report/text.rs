@@ -1,18 +1,403 @@
-//! `--format text`: placeholder.
-use super::{CheckReport, Report};
+//! `--format text`: human-readable findings with source snippets, like rustc or ruff.
+//!
+//! ```text
+//! docs/sample.md:9:58: warning[weak-sentence-transition]: Weak sentence transition: this sentence …
+//!   |
+//! 9 | The rename is atomic on most file systems. My neighbour grows tomatoes on her balcony.
+//!   |                                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+//!   = note: the previous sentence starts at 9:1; score 0.000, document median 0.412
+//!
+//! 1 finding in 1 file (scorer tier0, tier 0)
+//! ```
+//!
+//! Positions are shown as `line:column`, both 1-based, the column counted in UTF-16 code units as
+//! ruff and LSP clients count them. Snippets are cut from the file's own text (`FileResult.source`)
+//! on character boundaries, long lines are windowed around the unit, tabs and control characters
+//! are made harmless, and no position, however wrong, makes the reporter panic.
+
+use super::{CheckReport, FileResult, Located, Report};
+use crate::config::Severity;
+use crate::score::Level;
+use anstyle::{AnsiColor, Style};
 use std::io;
+
 /// Human-readable output.
 pub struct TextReport {
-    /// Whether to colour the output.
+    /// Whether to colour the output (ANSI escapes).
     pub color: bool,
 }
+
+/// Most display columns of source text shown on one snippet line.
+const MAX_WIDTH: usize = 100;
+/// Display columns of context kept before the unit when a long line is windowed.
+const LEFT_CONTEXT: usize = 24;
+/// Lines of a multi-line unit shown before the ellipsis.
+const MAX_LINES: usize = 2;
+
 impl Report for TextReport {
     fn write(&self, report: &CheckReport, out: &mut dyn io::Write) -> io::Result<()> {
-        for f in &report.files {
-            for l in &f.findings {
-                writeln!(out, "{}:{}:{}: {} [{}]", f.path, l.range.start.line + 1, l.range.start.character + 1, l.finding.message, l.finding.code)?;
+        let p = Painter { color: self.color };
+        for file in &report.files {
+            if let Some(error) = &file.error {
+                writeln!(
+                    out,
+                    "{}: {}: {error}",
+                    p.paint(BOLD, &file.path),
+                    p.paint(severity_style(Severity::Error), "error")
+                )?;
+                continue;
+            }
+            let lines = split_lines(&file.source);
+            for located in &file.findings {
+                write_finding(&p, file, &lines, located, out)?;
             }
         }
-        Ok(())
+        write_summary(&p, report, out)
+    }
+}
+
+fn write_finding(
+    p: &Painter,
+    file: &FileResult,
+    lines: &[&str],
+    l: &Located,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let start = l.range.start;
+    let sev = severity_style(l.severity);
+    writeln!(
+        out,
+        "{}:{}:{}: {}: {}",
+        p.paint(BOLD, &file.path),
+        start.line as u64 + 1,
+        start.character as u64 + 1,
+        p.paint(
+            sev,
+            &format!("{}[{}]", severity_name(l.severity), l.finding.code)
+        ),
+        p.paint(BOLD, &l.finding.message)
+    )?;
+
+    // Gutter wide enough for the largest line number shown.
+    let last_shown = (start.line as u64 + MAX_LINES as u64).min(l.range.end.line as u64 + 1);
+    let width = last_shown.max(start.line as u64 + 1).to_string().len();
+    let pad = " ".repeat(width);
+    let bar = p.paint(GUTTER, "|");
+
+    if let Some(first) = lines.get(start.line as usize) {
+        writeln!(out, "{pad} {bar}")?;
+        // The unit's part of its first line: from its start to its end or the end of the line.
+        let from = byte_of_utf16(first, start.character);
+        let to = if l.range.end.line == start.line {
+            byte_of_utf16(first, l.range.end.character).max(from)
+        } else {
+            first.len()
+        };
+        let shown = window(first, from, to);
+        let number = p.paint(GUTTER, &format!("{:>width$}", start.line as u64 + 1));
+        writeln!(out, "{number} {bar} {}", shown.text.trim_end())?;
+        let carets = "^".repeat(shown.caret_len.max(1));
+        writeln!(
+            out,
+            "{pad} {bar} {}{}",
+            " ".repeat(shown.caret_at),
+            p.paint(sev, &carets)
+        )?;
+
+        let span_lines = (l.range.end.line as usize).saturating_sub(start.line as usize) + 1;
+        for offset in 1..span_lines.min(MAX_LINES) {
+            let n = start.line as usize + offset;
+            let Some(line) = lines.get(n) else { break };
+            let shown = window(line, 0, 0);
+            let number = p.paint(GUTTER, &format!("{:>width$}", n + 1));
+            writeln!(out, "{number} {bar} {}", shown.text.trim_end())?;
+        }
+        if span_lines > MAX_LINES {
+            writeln!(out, "{}", p.paint(GUTTER, "..."))?;
+        }
+    }
+
+    let unit = match l.finding.level {
+        Level::Sentence => "sentence",
+        Level::Paragraph => "paragraph",
+    };
+    writeln!(
+        out,
+        "{pad} {} the previous {unit} starts at {}:{}; score {:.3}, document median {:.3}",
+        p.paint(BOLD, "= note:"),
+        l.related.start.line as u64 + 1,
+        l.related.start.character as u64 + 1,
+        l.finding.score,
+        l.finding.median
+    )?;
+    writeln!(out)
+}
+
+fn write_summary(p: &Painter, report: &CheckReport, out: &mut dyn io::Write) -> io::Result<()> {
+    let errors = report.error_count();
+    let checked = report.files.len() - errors;
+    let findings = report.finding_count();
+    let mut line = if findings == 0 {
+        format!("No weak transitions in {}.", plural(checked, "file"))
+    } else {
+        format!(
+            "{} in {} (scorer {}, tier {})",
+            plural(findings, "finding"),
+            plural(checked, "file"),
+            report.scorer,
+            report.tier
+        )
+    };
+    if errors > 0 {
+        let sep = if findings == 0 { " " } else { "; " };
+        line.push_str(&format!(
+            "{sep}{} could not be checked (see above).",
+            plural(errors, "file")
+        ));
+    }
+    writeln!(out, "{}", p.paint(BOLD, &line))
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Information => "info",
+        Severity::Hint => "hint",
+    }
+}
+
+const BOLD: Style = Style::new().bold();
+const GUTTER: Style = Style::new()
+    .bold()
+    .fg_color(Some(anstyle::Color::Ansi(AnsiColor::Blue)));
+
+fn severity_style(s: Severity) -> Style {
+    let colour = match s {
+        Severity::Error => AnsiColor::Red,
+        Severity::Warning => AnsiColor::Yellow,
+        Severity::Information => AnsiColor::Blue,
+        Severity::Hint => AnsiColor::Cyan,
+    };
+    Style::new()
+        .bold()
+        .fg_color(Some(anstyle::Color::Ansi(colour)))
+}
+
+/// Applies styles only when colour is on.
+struct Painter {
+    color: bool,
+}
+
+impl Painter {
+    fn paint(&self, style: Style, text: &str) -> String {
+        if self.color {
+            format!("{}{text}{}", style.render(), style.render_reset())
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// The lines of `source`, split as [`crate::text::LineIndex`] splits them (`\n`, `\r\n`, lone
+/// `\r`), without their terminators.
+fn split_lines(source: &str) -> Vec<&str> {
+    let bytes = source.as_bytes();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => {
+                lines.push(&source[start..i]);
+                start = i + 1;
+            }
+            b'\r' => {
+                lines.push(&source[start..i]);
+                if bytes.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    lines.push(&source[start..]);
+    lines
+}
+
+/// The byte offset in `line` of UTF-16 column `col`: clamped to the line's end, and rounded down
+/// to the start of a character when it falls inside a surrogate pair.
+fn byte_of_utf16(line: &str, col: u32) -> usize {
+    let mut units = 0u32;
+    for (i, ch) in line.char_indices() {
+        let w = ch.len_utf16() as u32;
+        if units + w > col {
+            return i;
+        }
+        units += w;
+    }
+    line.len()
+}
+
+/// What a snippet line shows.
+struct Shown {
+    /// The text to print (tabs expanded, control characters replaced, maybe windowed with `…`).
+    text: String,
+    /// Display column where the underline starts.
+    caret_at: usize,
+    /// Display width of the underline.
+    caret_len: usize,
+}
+
+/// The part of `line` to show so that bytes `from..to` (char boundaries) are visible, with the
+/// underline's position in display columns. Lines wider than [`MAX_WIDTH`] are windowed.
+fn window(line: &str, from: usize, to: usize) -> Shown {
+    let cells: Vec<(usize, String, usize)> = line
+        .char_indices()
+        .map(|(i, ch)| {
+            let (text, w) = display(ch);
+            (i, text, w)
+        })
+        .collect();
+    let total: usize = cells.iter().map(|c| c.2).sum();
+    let width_before =
+        |byte: usize| -> usize { cells.iter().take_while(|c| c.0 < byte).map(|c| c.2).sum() };
+
+    // First cell shown: the line's start, or a little before the unit on long lines.
+    let mut first = 0;
+    if total > MAX_WIDTH && width_before(from) > LEFT_CONTEXT {
+        let target = width_before(from) - LEFT_CONTEXT;
+        let mut acc = 0;
+        while first < cells.len() && acc < target {
+            acc += cells[first].2;
+            first += 1;
+        }
+    }
+    let mut text = String::new();
+    let mut used = 0;
+    if first > 0 {
+        text.push('…');
+        used += 1;
+    }
+    let mut caret_at = None;
+    let mut caret_len = 0;
+    let mut cut = false;
+    for (i, (byte, s, w)) in cells.iter().enumerate().skip(first) {
+        let room = if i + 1 < cells.len() {
+            MAX_WIDTH - 1
+        } else {
+            MAX_WIDTH
+        };
+        if used + w > room {
+            cut = true;
+            break;
+        }
+        if *byte >= from && caret_at.is_none() {
+            caret_at = Some(used);
+        }
+        if *byte >= from && *byte < to {
+            caret_len += w;
+        }
+        text.push_str(s);
+        used += w;
+    }
+    if cut {
+        text.push('…');
+    }
+    Shown {
+        text,
+        caret_at: caret_at.unwrap_or(used),
+        caret_len,
+    }
+}
+
+/// How a character is shown and how many terminal columns it takes.
+fn display(ch: char) -> (String, usize) {
+    match ch {
+        '\t' => ("    ".to_string(), 4),
+        c if c.is_control() => ("\u{FFFD}".to_string(), 1),
+        c => (c.to_string(), char_width(c)),
+    }
+}
+
+/// An approximation of a character's terminal width: 0 for combining marks and joiners, 2 for
+/// East Asian wide characters and most emoji, 1 otherwise.
+fn char_width(c: char) -> usize {
+    match c as u32 {
+        0x0300..=0x036F
+        | 0x200B..=0x200F
+        | 0xFE00..=0xFE0F
+        | 0x20D0..=0x20FF
+        | 0xE0100..=0xE01EF => 0,
+        0x1100..=0x115F
+        | 0x2E80..=0x303E
+        | 0x3041..=0x33FF
+        | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF
+        | 0xA000..=0xA4CF
+        | 0xAC00..=0xD7A3
+        | 0xF900..=0xFAFF
+        | 0xFE30..=0xFE4F
+        | 0xFF00..=0xFF60
+        | 0xFFE0..=0xFFE6
+        | 0x1F300..=0x1F64F
+        | 0x1F900..=0x1F9FF
+        | 0x1FA70..=0x1FAFF
+        | 0x20000..=0x3FFFD => 2,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_lines_like_the_line_index() {
+        assert_eq!(split_lines("a\r\nb\rc\nd"), vec!["a", "b", "c", "d"]);
+        assert_eq!(split_lines("a\n"), vec!["a", ""]);
+        assert_eq!(split_lines(""), vec![""]);
+    }
+
+    #[test]
+    fn utf16_columns_map_to_char_boundaries() {
+        let line = "a😀b漢";
+        assert_eq!(byte_of_utf16(line, 0), 0);
+        assert_eq!(byte_of_utf16(line, 1), 1);
+        assert_eq!(byte_of_utf16(line, 2), 1); // inside the surrogate pair
+        assert_eq!(byte_of_utf16(line, 3), 5);
+        assert_eq!(byte_of_utf16(line, 4), 6);
+        assert_eq!(byte_of_utf16(line, 99), line.len());
+    }
+
+    #[test]
+    fn windows_long_lines_around_the_unit() {
+        let line = format!("{} Target sentence here.", "word ".repeat(60));
+        let from = line.find("Target").unwrap_or(0);
+        let shown = window(&line, from, line.len());
+        assert!(shown.text.starts_with('…'));
+        assert!(shown.text.chars().count() <= MAX_WIDTH);
+        let under: String = shown.text.chars().skip(shown.caret_at).take(6).collect();
+        assert_eq!(under, "Target");
+        assert_eq!(shown.caret_len, "Target sentence here.".len());
+    }
+
+    #[test]
+    fn wide_characters_shift_the_underline() {
+        let line = "漢字 Next.";
+        let from = line.find("Next").unwrap_or(0);
+        let shown = window(line, from, line.len());
+        assert_eq!(shown.caret_at, 5);
+        assert_eq!(shown.caret_len, 5);
     }
 }
