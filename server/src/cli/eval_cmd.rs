@@ -5,7 +5,7 @@ use crate::config::{parse_tier, TierChoice};
 use crate::eval::data::read_corpus;
 use crate::eval::degrade::Degradation;
 use crate::eval::discrimination::{discriminate, units, DiscriminationRow, DiscriminationSpec};
-use crate::eval::ordering::{order, OrderingRow, OrderingSpec};
+use crate::eval::ordering::{order, Decoder, OrderingRow, OrderingSpec};
 use crate::score::findings::Calibration;
 use crate::score::{Level, Scorer};
 use anyhow::{bail, Context};
@@ -46,6 +46,9 @@ pub struct EvalArgs {
     /// Ordering: most units in an instance.
     #[arg(long, default_value_t = 16)]
     pub max_units: usize,
+    /// Ordering: decoder (exact = dynamic programme up to 16 units, beam beyond).
+    #[arg(long, value_enum, default_value = "exact")]
+    pub decoder: Decoder,
     /// Use only the first N documents.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -139,6 +142,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
                 min_units: args.min_units,
                 max_units: args.max_units,
                 seed: args.seed,
+                decoder: args.decoder,
             };
             let rows: Vec<OrderingRow> = {
                 use rayon::prelude::*;

@@ -3,7 +3,8 @@
 
 use super::data::CorpusDoc;
 use super::discrimination::units;
-use crate::order::decode::greedy;
+use crate::order::decode::{best_order, greedy, Problem};
+use std::time::Duration;
 use crate::order::metrics::{OrderMetrics, OrderMetricsMean};
 use crate::score::lexical::Lexical;
 use crate::score::{Level, Scorer};
@@ -23,7 +24,31 @@ pub struct OrderingSpec {
     pub max_units: usize,
     /// Seed for the shuffles.
     pub seed: u64,
+    /// How orders are decoded.
+    pub decoder: Decoder,
 }
+
+/// How the ordering test decodes an order from a scorer's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Decoder {
+    /// Greedy chains from every start unit.
+    Greedy,
+    /// Exact dynamic programme up to 16 units, beam search beyond.
+    Exact,
+}
+
+impl Decoder {
+    fn name(self) -> &'static str {
+        match self {
+            Decoder::Greedy => "greedy",
+            Decoder::Exact => "exact",
+        }
+    }
+}
+
+/// Time budget of the beam search for inputs too large for the exact decoder.
+const BEAM_BUDGET: Duration = Duration::from_millis(500);
 
 /// One row of results: mean metrics of one scorer at one level.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -87,7 +112,11 @@ pub fn order(scorer: &dyn Scorer, docs: &[CorpusDoc], spec: &OrderingSpec) -> Ve
             shuffled.shuffle(&mut rng);
             let input: Vec<Vec<&str>> = shuffled.iter().map(|&i| gold_units[i].clone()).collect();
             let table = scorer.prepare(&input, level);
-            let predicted: Vec<usize> = greedy(table.as_ref()).into_iter().map(|i| shuffled[i]).collect();
+            let decoded = match spec.decoder {
+                Decoder::Greedy => greedy(table.as_ref()),
+                Decoder::Exact => best_order(&Problem::new(table.as_ref()), BEAM_BUDGET).order,
+            };
+            let predicted: Vec<usize> = decoded.into_iter().map(|i| shuffled[i]).collect();
             let gold: Vec<usize> = (0..n).collect();
             let sim_table = similarity.prepare(gold_units, level);
             let m = OrderMetrics::compute(&predicted, &gold, |a, b| {
@@ -103,7 +132,7 @@ pub fn order(scorer: &dyn Scorer, docs: &[CorpusDoc], spec: &OrderingSpec) -> Ve
         rows.push(OrderingRow {
             scorer: scorer.name().to_string(),
             level,
-            decoder: "greedy",
+            decoder: spec.decoder.name(),
             instances: mean.count(),
             pmr: m.pmr,
             acc: m.acc,
@@ -135,6 +164,7 @@ mod tests {
             min_units: 2,
             max_units: 10,
             seed: 3,
+            decoder: Decoder::Exact,
         };
         let rows = order(&Lexical::plain(), &[doc], &spec);
         assert_eq!(rows[0].instances, 1);
