@@ -8,6 +8,8 @@
 pub mod cli;
 pub mod config;
 pub mod eval;
+pub mod lsp;
+pub mod model;
 pub mod order;
 pub mod score;
 pub mod text;

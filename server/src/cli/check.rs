@@ -3,6 +3,8 @@
 use super::report::{reporter, CheckReport, FileResult, Located, OutputFormat, Range};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 use crate::config::{find_config_file, parse_tier, Config, TierChoice};
+use crate::model::{shared_encoder, ModelOptions};
+use crate::score::embedding::Embedding;
 use crate::score::findings::{findings, Calibration, Sensitivity};
 use crate::score::{analysis::analyze, Scorer, ScorerSet};
 use crate::text::{parse, Format, LineIndex};
@@ -77,11 +79,32 @@ fn parse_tier_arg(s: &str) -> Result<TierChoice, String> {
     parse_tier(s).ok_or_else(|| format!("`{s}` is not a tier: use auto, 0 or 1"))
 }
 
-/// The scorers available for a tier choice, or an error when models are required but missing.
+/// The scorers available for a tier choice, with model options from the environment
+/// ([`ModelOptions::from_env`]); see [`scorers_with`].
 pub fn scorers_for(tier: TierChoice) -> anyhow::Result<ScorerSet> {
-    match tier {
-        TierChoice::Auto | TierChoice::Builtin => Ok(ScorerSet::builtin()),
-        TierChoice::Model => bail!("tier 1 needs the models, which are not installed in this build; use --tier 0"),
+    scorers_with(tier, &ModelOptions::from_env())
+}
+
+/// The scorers available for a tier choice: tier 0 always; with `auto` or `1` also the `embedding`
+/// scorer when its model loads. `auto` without a working model falls back to tier 0 with a warning
+/// on stderr; `1` without one is an error naming the fix. When the model loads, one line on stderr
+/// says where it runs (provider, library and how the library was found).
+pub fn scorers_with(tier: TierChoice, options: &ModelOptions) -> anyhow::Result<ScorerSet> {
+    let mut set = ScorerSet::builtin();
+    if tier == TierChoice::Builtin {
+        return Ok(set);
+    }
+    match shared_encoder(options) {
+        Ok(encoder) => {
+            eprintln!("segue: tier 1: {}", encoder.info().summary());
+            set.register(Arc::new(Embedding::new(encoder)));
+            Ok(set)
+        }
+        Err(e) if tier == TierChoice::Auto => {
+            eprintln!("segue: warning: {e}; using the built-in (tier 0) scorers");
+            Ok(set)
+        }
+        Err(e) => bail!("tier 1 needs the models: {e}"),
     }
 }
 
@@ -114,8 +137,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         };
     }
     let tier = if args.tier == TierChoice::Auto { config.tier } else { args.tier };
-    let set = scorers_for(tier)?;
-    let scorer = reporting_scorer(&set, args.scorer.as_deref().or(config.scorer.as_deref()))?;
+    let wanted = args.scorer.as_deref().or(config.scorer.as_deref());
+    // With `auto`, load the models only when the reported scorer needs them.
+    let builtin_will_do = tier == TierChoice::Auto && ScorerSet::builtin().get(wanted.unwrap_or("tier0")).is_some();
+    let set = if builtin_will_do {
+        ScorerSet::builtin()
+    } else {
+        scorers_with(tier, &ModelOptions::from_env().with_device(config.device))?
+    };
+    let scorer = reporting_scorer(&set, wanted)?;
     let calibration = Calibration::shipped();
 
     let inputs = collect_inputs(&args.paths, &config)?;

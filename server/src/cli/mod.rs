@@ -3,6 +3,8 @@
 
 pub mod check;
 pub mod eval_cmd;
+pub mod models_cmd;
+pub mod reorder_cmd;
 pub mod report;
 pub mod score_cmd;
 
@@ -25,8 +27,16 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Print every scorer's value for every transition of a file.
     Score(score_cmd::ScoreArgs),
+    /// Propose a better order of paragraphs (per section) or sentences (of one paragraph).
+    Reorder(reorder_cmd::ReorderArgs),
     /// Measure scorers on a JSONL corpus (discrimination or ordering).
     Eval(eval_cmd::EvalArgs),
+    /// Install, list or verify the tier 1 models (ONNX Runtime and the sentence encoder).
+    Models(models_cmd::ModelsArgs),
+    /// Diagnose tier 1: runtime library, provider, model files, and a timed smoke test.
+    Doctor(models_cmd::DoctorArgs),
+    /// Run the language server (LSP over stdio).
+    Serve(crate::lsp::ServeArgs),
     /// Measure score percentiles on edited prose and write the calibration file.
     #[command(hide = true)]
     Calibrate(eval_cmd::CalibrateArgs),
@@ -56,6 +66,10 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Score(args) => score_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
+        Command::Reorder(args) => reorder_cmd::run(args),
+        Command::Serve(args) => crate::lsp::run(args),
+        Command::Models(args) => models_cmd::run(args),
+        Command::Doctor(args) => models_cmd::doctor(args),
         Command::Calibrate(args) => eval_cmd::calibrate(args),
         Command::Train(args) => eval_cmd::train(args),
     };

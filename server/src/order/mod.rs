@@ -2,3 +2,5 @@
 
 pub mod decode;
 pub mod metrics;
+pub mod permute;
+pub mod reorder;

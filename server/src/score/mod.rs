@@ -10,12 +10,14 @@
 //! Invariant: scorers see clean sentence text only, never markup, spans or LSP types.
 
 pub mod analysis;
+pub mod embedding;
 pub mod entity_grid;
 pub mod findings;
 pub mod lexical;
 pub mod logistic;
 pub mod tier0;
 pub mod tokens;
+pub mod train;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

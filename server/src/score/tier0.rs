@@ -1,16 +1,274 @@
-//! The combined built-in score. Placeholder until trained weights land.
+//! The combined built-in score: a logistic model over the lexical cosines, the entity-grid logit
+//! and cheap discourse cues, trained on the train split to tell a unit's true successor from other
+//! units of the same document.
+//!
+//! Cues read from the units' text:
+//! - `to` opens with a connective (*however*, *therefore*, *also*, *for example*, *then*, …, grouped
+//!   by kind) or an anaphoric pronoun or determiner (*it*, *they*, *this*, *such*, …): such a unit
+//!   leans on what comes before it; *first* and its kin instead tend to open a sequence;
+//! - `from` ends with a colon or a question;
+//! - both units are quoted speech;
+//! - the length ratio of the two units.
+//!
+//! Every feature is computed per pair, so the score of an order stays decomposable.
 
+use super::entity_grid::{
+    check_model, neutral_model, EntityGrid, EntityGridWeights, GridPairs, LazyTable,
+};
 use super::lexical::Lexical;
-use super::{Level, Pairwise, Scorer, Unit};
+use super::logistic::{sigmoid, Logistic};
+use super::tokens::tokenize;
+use super::{Level, Pairwise, Reason, Scorer, Unit};
+use serde::{Deserialize, Serialize};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The weights shipped with Segue, trained by `segue train tier0` on the train split.
+const EMBEDDED: &str = include_str!("../../../models/tier0/tier0.json");
+
+/// Kinds of opening cue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cue {
+    Contrast,
+    Result,
+    Addition,
+    Example,
+    Sequence,
+    Opening,
+    Personal,
+    Demonstrative,
+}
+
+/// Opening phrases and their kinds; longer phrases are tried first.
+const CUES: &[(&str, Cue)] = &[
+    ("however", Cue::Contrast),
+    ("but", Cue::Contrast),
+    ("yet", Cue::Contrast),
+    ("nevertheless", Cue::Contrast),
+    ("nonetheless", Cue::Contrast),
+    ("still", Cue::Contrast),
+    ("instead", Cue::Contrast),
+    ("conversely", Cue::Contrast),
+    ("though", Cue::Contrast),
+    ("whereas", Cue::Contrast),
+    ("otherwise", Cue::Contrast),
+    ("rather", Cue::Contrast),
+    ("unfortunately", Cue::Contrast),
+    ("on the other hand", Cue::Contrast),
+    ("in contrast", Cue::Contrast),
+    ("by contrast", Cue::Contrast),
+    ("on the contrary", Cue::Contrast),
+    ("even so", Cue::Contrast),
+    ("therefore", Cue::Result),
+    ("thus", Cue::Result),
+    ("hence", Cue::Result),
+    ("so", Cue::Result),
+    ("consequently", Cue::Result),
+    ("accordingly", Cue::Result),
+    ("as a result", Cue::Result),
+    ("for this reason", Cue::Result),
+    ("in short", Cue::Result),
+    ("in summary", Cue::Result),
+    ("in conclusion", Cue::Result),
+    ("to summarize", Cue::Result),
+    ("overall", Cue::Result),
+    ("also", Cue::Addition),
+    ("moreover", Cue::Addition),
+    ("furthermore", Cue::Addition),
+    ("additionally", Cue::Addition),
+    ("besides", Cue::Addition),
+    ("likewise", Cue::Addition),
+    ("similarly", Cue::Addition),
+    ("in addition", Cue::Addition),
+    ("and", Cue::Addition),
+    ("or", Cue::Addition),
+    ("nor", Cue::Addition),
+    ("again", Cue::Addition),
+    ("what is more", Cue::Addition),
+    ("for example", Cue::Example),
+    ("for instance", Cue::Example),
+    ("in particular", Cue::Example),
+    ("specifically", Cue::Example),
+    ("namely", Cue::Example),
+    ("that is", Cue::Example),
+    ("in other words", Cue::Example),
+    ("indeed", Cue::Example),
+    ("in fact", Cue::Example),
+    ("of course", Cue::Example),
+    ("after all", Cue::Example),
+    ("especially", Cue::Example),
+    ("notably", Cue::Example),
+    ("then", Cue::Sequence),
+    ("next", Cue::Sequence),
+    ("finally", Cue::Sequence),
+    ("lastly", Cue::Sequence),
+    ("second", Cue::Sequence),
+    ("secondly", Cue::Sequence),
+    ("third", Cue::Sequence),
+    ("thirdly", Cue::Sequence),
+    ("afterwards", Cue::Sequence),
+    ("afterward", Cue::Sequence),
+    ("later", Cue::Sequence),
+    ("subsequently", Cue::Sequence),
+    ("eventually", Cue::Sequence),
+    ("meanwhile", Cue::Sequence),
+    ("in the end", Cue::Sequence),
+    ("at last", Cue::Sequence),
+    ("first", Cue::Opening),
+    ("firstly", Cue::Opening),
+    ("first of all", Cue::Opening),
+    ("to begin", Cue::Opening),
+    ("initially", Cue::Opening),
+    ("at first", Cue::Opening),
+    ("he", Cue::Personal),
+    ("she", Cue::Personal),
+    ("it", Cue::Personal),
+    ("they", Cue::Personal),
+    ("his", Cue::Personal),
+    ("her", Cue::Personal),
+    ("its", Cue::Personal),
+    ("their", Cue::Personal),
+    ("him", Cue::Personal),
+    ("them", Cue::Personal),
+    ("this", Cue::Demonstrative),
+    ("these", Cue::Demonstrative),
+    ("that", Cue::Demonstrative),
+    ("those", Cue::Demonstrative),
+    ("such", Cue::Demonstrative),
+    ("both", Cue::Demonstrative),
+    ("another", Cue::Demonstrative),
+    ("the latter", Cue::Demonstrative),
+    ("the former", Cue::Demonstrative),
+    ("the same", Cue::Demonstrative),
+    ("the other", Cue::Demonstrative),
+];
+
+/// Number of pair features of the combined model.
+pub const FEATURE_COUNT: usize = 23;
+
+/// Names of the pair features, in order; stored with the weights and checked when they load.
+pub fn feature_names() -> Vec<String> {
+    [
+        "lexical",
+        "lexical-noun",
+        "entity-grid logit",
+        "to opens: contrast",
+        "to opens: result",
+        "to opens: addition",
+        "to opens: example",
+        "to opens: sequence",
+        "to opens: first",
+        "to opens: personal pronoun",
+        "to opens: demonstrative",
+        "from ends: colon",
+        "from ends: question",
+        "both quoted",
+        "length log-ratio",
+        "length abs log-ratio",
+        "anaphor x lexical-noun",
+        "connective x lexical",
+        "idf cosine",
+        "boundary idf cosine",
+        "sqrt lexical",
+        "sqrt idf cosine",
+        "no shared word",
+    ]
+    .iter()
+    .map(|s| (*s).to_string())
+    .collect()
+}
+
+/// Trained combined weights: one logistic model per level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tier0Weights {
+    /// What the weights are and how they were made (for the model card).
+    #[serde(default)]
+    pub source: String,
+    /// Model for sentence → sentence transitions.
+    pub sentence: Logistic,
+    /// Model for paragraph → paragraph transitions.
+    pub paragraph: Logistic,
+}
+
+impl Tier0Weights {
+    /// The model for `level`.
+    pub fn at(&self, level: Level) -> &Logistic {
+        match level {
+            Level::Sentence => &self.sentence,
+            Level::Paragraph => &self.paragraph,
+        }
+    }
+
+    /// Parses weights from JSON and checks that the feature names match this version of the code.
+    pub fn from_json(json: &str) -> Result<Self, String> {
+        let w: Tier0Weights = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        let names = feature_names();
+        for (level, m) in [("sentence", &w.sentence), ("paragraph", &w.paragraph)] {
+            check_model(m, &names).map_err(|e| format!("{level} model: {e}"))?;
+        }
+        Ok(w)
+    }
+
+    /// Weights that score every pair 0.5 (a fallback, and the starting point of training).
+    pub fn neutral() -> Self {
+        let m = neutral_model(feature_names());
+        Tier0Weights {
+            source: "neutral".into(),
+            sentence: m.clone(),
+            paragraph: m,
+        }
+    }
+}
 
 /// The combined tier-0 scorer.
 #[derive(Debug, Clone)]
-pub struct Tier0;
+pub struct Tier0 {
+    plain: Lexical,
+    nouns: Lexical,
+    grid: EntityGrid,
+    weights: Tier0Weights,
+}
 
 impl Tier0 {
-    /// The scorer with the weights shipped in `models/`.
+    /// The scorer with the weights shipped in `models/tier0/`.
     pub fn trained() -> Self {
-        Tier0
+        Tier0::from_weights(
+            EntityGrid::trained().weights().clone(),
+            Tier0Weights::from_json(EMBEDDED).unwrap_or_else(|_| Tier0Weights::neutral()),
+        )
+    }
+
+    /// The scorer with the given entity-grid and combination weights.
+    pub fn from_weights(grid: EntityGridWeights, weights: Tier0Weights) -> Self {
+        Tier0 {
+            plain: Lexical::plain(),
+            nouns: Lexical::nouns(),
+            grid: EntityGrid::from_weights(grid),
+            weights,
+        }
+    }
+
+    /// The entity-grid scorer whose log-odds the combination reads.
+    pub fn entity_grid(&self) -> &EntityGrid {
+        &self.grid
+    }
+
+    /// The scorer's combination weights.
+    pub fn weights(&self) -> &Tier0Weights {
+        &self.weights
+    }
+
+    /// Prepares the concrete table (training reads its features).
+    pub(crate) fn table<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Tier0Pairs<'a> {
+        Tier0Pairs {
+            plain: self.plain.prepare(units, level),
+            nouns: self.nouns.prepare(units, level),
+            grid: self.grid.table(units, level),
+            cues: units.iter().map(|u| UnitCues::read(u)).collect(),
+            bags: Bags::build(units),
+            level,
+            model: self.weights.at(level),
+            scores: LazyTable::new(units.len()),
+        }
     }
 }
 
@@ -19,13 +277,372 @@ impl Scorer for Tier0 {
         "tier0"
     }
     fn description(&self) -> &'static str {
-        "combined built-in score: lexical cohesion and entity continuity"
+        "combined built-in score: lexical cohesion, entity continuity and discourse cues (trained)"
     }
     fn tier(&self) -> u8 {
         0
     }
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
-        let l: &'static Lexical = Box::leak(Box::new(Lexical::plain()));
-        l.prepare(units, level)
+        Box::new(self.table(units, level))
+    }
+}
+
+/// What the combined model reads from one unit's own text.
+#[derive(Debug, Clone, Default)]
+struct UnitCues {
+    /// The opening cue and the words that make it up, as written.
+    opening: Option<(Cue, String)>,
+    colon: bool,
+    question: bool,
+    quoted: bool,
+    words: usize,
+}
+
+const QUOTES: &[char] = &['"', '“', '”', '‘', '’', '\'', '«', '»', '„'];
+
+impl UnitCues {
+    fn read(unit: &Unit<'_>) -> UnitCues {
+        let first = unit
+            .iter()
+            .find(|s| !s.trim().is_empty())
+            .copied()
+            .unwrap_or("");
+        let last = unit
+            .iter()
+            .rev()
+            .find(|s| !s.trim().is_empty())
+            .copied()
+            .unwrap_or("");
+        let head: Vec<&str> = first.unicode_words().take(4).collect();
+        let lower: Vec<String> = head.iter().map(|w| w.to_lowercase()).collect();
+        let mut opening: Option<(Cue, usize)> = None;
+        for &(phrase, cue) in CUES {
+            let n = phrase.split(' ').count();
+            if n <= lower.len()
+                && phrase.split(' ').zip(&lower).all(|(p, w)| p == w)
+                && opening.is_none_or(|(_, m)| n > m)
+            {
+                opening = Some((cue, n));
+            }
+        }
+        let opening = opening.map(|(cue, n)| (cue, head[..n].join(" ")));
+        let tail = last
+            .trim_end()
+            .trim_end_matches(|c: char| QUOTES.contains(&c) || c == ')');
+        UnitCues {
+            opening,
+            colon: tail.ends_with(':'),
+            question: tail.ends_with('?'),
+            quoted: first.trim_start().starts_with(QUOTES),
+            words: unit.iter().map(|s| s.unicode_words().count()).sum(),
+        }
+    }
+
+    fn is(&self, cue: Cue) -> bool {
+        self.opening.as_ref().is_some_and(|(c, _)| *c == cue)
+    }
+}
+
+/// The combined transition table of one document at one level.
+pub(crate) struct Tier0Pairs<'a> {
+    plain: Box<dyn Pairwise + 'a>,
+    nouns: Box<dyn Pairwise + 'a>,
+    grid: GridPairs<'a>,
+    cues: Vec<UnitCues>,
+    bags: Bags,
+    level: Level,
+    model: &'a Logistic,
+    scores: LazyTable,
+}
+
+/// A sparse vector over term ids, sorted by id.
+#[derive(Debug, Clone, Default)]
+struct Bag {
+    terms: Vec<(u32, f64)>,
+    norm: f64,
+}
+
+impl Bag {
+    fn new(mut terms: Vec<(u32, f64)>) -> Bag {
+        terms.sort_by_key(|t| t.0);
+        terms.dedup_by(|b, a| {
+            if a.0 == b.0 {
+                a.1 += b.1;
+                true
+            } else {
+                false
+            }
+        });
+        let norm = terms.iter().map(|t| t.1 * t.1).sum::<f64>().sqrt();
+        Bag { terms, norm }
+    }
+
+    fn cosine(&self, other: &Bag) -> f64 {
+        if self.norm == 0.0 || other.norm == 0.0 {
+            return 0.0;
+        }
+        let (a, b) = (&self.terms, &other.terms);
+        let (mut i, mut j, mut dot) = (0, 0, 0.0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    dot += a[i].1 * b[j].1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        (dot / (self.norm * other.norm)).clamp(0.0, 1.0)
+    }
+}
+
+/// Content-word vectors weighted by the document's own inverse unit frequency: for each unit,
+/// the whole unit, its first sentence and its last sentence.
+#[derive(Debug, Clone, Default)]
+struct Bags {
+    whole: Vec<Bag>,
+    first: Vec<Bag>,
+    last: Vec<Bag>,
+}
+
+impl Bags {
+    fn build(units: &[Unit<'_>]) -> Bags {
+        let mut ids: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+        let sentences: Vec<Vec<Vec<u32>>> = units
+            .iter()
+            .map(|u| {
+                u.iter()
+                    .map(|s| {
+                        tokenize(s)
+                            .into_iter()
+                            .map(|t| {
+                                let next = ids.len() as u32;
+                                *ids.entry(t.stem).or_insert(next)
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut df = vec![0u32; ids.len()];
+        for unit in &sentences {
+            let mut seen: Vec<u32> = unit.iter().flatten().copied().collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for id in seen {
+                if let Some(d) = df.get_mut(id as usize) {
+                    *d += 1;
+                }
+            }
+        }
+        let n = units.len() as f64;
+        let idf: Vec<f64> = df
+            .iter()
+            .map(|&d| (1.0 + n / f64::from(d.max(1))).ln())
+            .collect();
+        let bag = |words: &mut dyn Iterator<Item = &u32>| {
+            Bag::new(
+                words
+                    .map(|&id| (id, idf.get(id as usize).copied().unwrap_or(0.0)))
+                    .collect(),
+            )
+        };
+        let mut bags = Bags::default();
+        for unit in &sentences {
+            bags.whole.push(bag(&mut unit.iter().flatten()));
+            bags.first
+                .push(bag(&mut unit.first().into_iter().flatten()));
+            bags.last.push(bag(&mut unit.last().into_iter().flatten()));
+        }
+        bags
+    }
+}
+
+impl Tier0Pairs<'_> {
+    /// The pair features of `from → to` (see [`feature_names`]).
+    pub(crate) fn features(&self, from: usize, to: usize) -> [f64; FEATURE_COUNT] {
+        let mut f = [0.0; FEATURE_COUNT];
+        let (Some(a), Some(b)) = (self.cues.get(from), self.cues.get(to)) else {
+            return f;
+        };
+        let lex = self.plain.transition(from, to);
+        let noun = self.nouns.transition(from, to);
+        f[0] = lex;
+        f[1] = noun;
+        f[2] = self.grid.logit(from, to);
+        let flag = |c: Cue| f64::from(u8::from(b.is(c)));
+        f[3] = flag(Cue::Contrast);
+        f[4] = flag(Cue::Result);
+        f[5] = flag(Cue::Addition);
+        f[6] = flag(Cue::Example);
+        f[7] = flag(Cue::Sequence);
+        f[8] = flag(Cue::Opening);
+        f[9] = flag(Cue::Personal);
+        f[10] = flag(Cue::Demonstrative);
+        f[11] = f64::from(u8::from(a.colon));
+        f[12] = f64::from(u8::from(a.question));
+        f[13] = f64::from(u8::from(a.quoted && b.quoted));
+        let ratio = ((b.words as f64 + 1.0) / (a.words as f64 + 1.0)).ln();
+        f[14] = ratio;
+        f[15] = ratio.abs();
+        let anaphor = f[9].max(f[10]);
+        let connective = f[3].max(f[4]).max(f[5]).max(f[6]).max(f[7]);
+        f[16] = anaphor * noun;
+        f[17] = connective * lex;
+        if let (Some(a), Some(b)) = (self.bags.whole.get(from), self.bags.whole.get(to)) {
+            f[18] = a.cosine(b);
+        }
+        if self.level == Level::Paragraph {
+            if let (Some(a), Some(b)) = (self.bags.last.get(from), self.bags.first.get(to)) {
+                f[19] = a.cosine(b);
+            }
+        }
+        f[20] = lex.sqrt();
+        f[21] = f[18].sqrt();
+        f[22] = f64::from(u8::from(lex <= 0.0));
+        f
+    }
+}
+
+impl Pairwise for Tier0Pairs<'_> {
+    fn len(&self) -> usize {
+        self.cues.len()
+    }
+
+    fn transition(&self, from: usize, to: usize) -> f64 {
+        if from >= self.cues.len() || to >= self.cues.len() {
+            return 0.0;
+        }
+        self.scores.get(from, to, || {
+            let p = sigmoid(self.model.logit(&self.features(from, to)));
+            if p.is_finite() {
+                p.clamp(0.0, 1.0)
+            } else {
+                0.5
+            }
+        })
+    }
+
+    fn reason(&self, from: usize, to: usize) -> Reason {
+        if from >= self.cues.len() || to >= self.cues.len() {
+            return Reason::default();
+        }
+        let mut shared = self.grid.reason(from, to).shared;
+        let mut stems: Vec<String> = shared.iter().map(|s| stem_of(s)).collect();
+        for word in self.nouns.reason(from, to).shared {
+            let stem = stem_of(&word);
+            if !stems.contains(&stem) {
+                stems.push(stem);
+                shared.push(word);
+            }
+        }
+        let note = match (&self.cues[to].opening, self.cues[from].colon) {
+            (Some((Cue::Opening, w)), _) => Some(format!(
+                "it opens with ‘{w}’, which usually starts a sequence"
+            )),
+            (Some((Cue::Personal | Cue::Demonstrative, w)), _) => Some(format!(
+                "it opens with ‘{w}’, which needs something before it to refer to"
+            )),
+            (Some((_, w)), _) => Some(format!(
+                "it opens with ‘{w}’, which needs a clear link to what comes before"
+            )),
+            (None, true) => Some("the one before it ends with a colon".to_string()),
+            (None, false) => None,
+        };
+        Reason { shared, note }
+    }
+}
+
+/// The stem a reason word matches on (the word itself, lower-cased, if it has no content token).
+fn stem_of(word: &str) -> String {
+    tokenize(word)
+        .into_iter()
+        .next()
+        .map(|t| t.stem)
+        .unwrap_or_else(|| word.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_weights_load_and_match_the_features() {
+        let w = Tier0Weights::from_json(EMBEDDED).expect("embedded tier0 weights");
+        assert_eq!(w.sentence.features.len(), FEATURE_COUNT);
+        assert_eq!(feature_names().len(), FEATURE_COUNT);
+        assert_ne!(
+            w.paragraph.weights,
+            vec![0.0; FEATURE_COUNT],
+            "weights are trained"
+        );
+    }
+
+    #[test]
+    fn reads_opening_cues_and_colons() {
+        let c = UnitCues::read(&vec!["On the other hand, the parser is slow."]);
+        assert_eq!(
+            c.opening,
+            Some((Cue::Contrast, "On the other hand".to_string()))
+        );
+        let c = UnitCues::read(&vec!["“It works,” she said."]);
+        assert!(c.is(Cue::Personal) && c.quoted);
+        let c = UnitCues::read(&vec!["Thesis first.", "Do this:"]);
+        assert!(c.opening.is_none() && c.colon);
+        assert_eq!(c.words, 4);
+    }
+
+    #[test]
+    fn scores_are_probabilities_with_reasons() {
+        let units = vec![
+            vec!["A parser reads Markdown files."],
+            vec!["However, the parser skips code blocks in Markdown."],
+            vec!["Bananas grow in warm climates."],
+        ];
+        let s = Tier0::trained();
+        for level in [Level::Sentence, Level::Paragraph] {
+            let p = s.prepare(&units, level);
+            for i in 0..4 {
+                for j in 0..4 {
+                    assert!((0.0..=1.0).contains(&p.transition(i, j)));
+                }
+            }
+            assert!(p.transition(0, 1) > p.transition(1, 2));
+            let r = p.reason(0, 1);
+            assert_eq!(
+                r.shared.first().map(String::as_str),
+                Some("parser"),
+                "{r:?}"
+            );
+            assert_eq!(
+                r.shared
+                    .iter()
+                    .filter(|w| w.to_lowercase() == "markdown")
+                    .count(),
+                1
+            );
+            assert!(
+                r.note.as_deref().is_some_and(|n| n.contains("‘However’")),
+                "{r:?}"
+            );
+            assert!(p.reason(9, 0).shared.is_empty());
+        }
+    }
+
+    #[test]
+    fn odd_input_never_panics() {
+        let s = Tier0::trained();
+        let units: Vec<Unit> = vec![vec![], vec![""], vec![":"], vec!["?!", "“"], vec!["It"]];
+        for level in [Level::Sentence, Level::Paragraph] {
+            let p = s.prepare(&units, level);
+            for i in 0..6 {
+                for j in 0..6 {
+                    assert!((0.0..=1.0).contains(&p.transition(i, j)));
+                    let _ = p.reason(i, j);
+                }
+            }
+        }
     }
 }

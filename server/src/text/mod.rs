@@ -134,6 +134,11 @@ pub struct Paragraph {
     pub sentences: Vec<Sentence>,
     /// Whether a `segue-disable-next` comment precedes this paragraph.
     pub disabled: bool,
+    /// Source span of that comment, if any (it moves with the paragraph when reordering).
+    pub disable_comment: Option<Span>,
+    /// How many leading sentences are the paragraph's own text; the rest come from attached list
+    /// items and block quotes.
+    pub own_sentences: usize,
 }
 
 impl Paragraph {
@@ -191,7 +196,7 @@ pub fn assemble(blocks: &[Block]) -> Document {
     let mut doc = Document::default();
     let mut section = Section::default();
     let mut can_attach = false;
-    let mut disable_next = false;
+    let mut disable_next: Option<Span> = None;
     for block in blocks {
         match block {
             Block::Heading { span, title, level } => {
@@ -205,7 +210,7 @@ pub fn assemble(blocks: &[Block]) -> Document {
                 can_attach = false;
             }
             Block::Break => can_attach = false,
-            Block::DisableNext { .. } => disable_next = true,
+            Block::DisableNext { span } => disable_next = Some(*span),
             Block::Prose {
                 span,
                 prose,
@@ -221,10 +226,13 @@ pub fn assemble(blocks: &[Block]) -> Document {
                         last.sentences.extend(sentences);
                     }
                     _ => {
+                        let disable_comment = disable_next.take();
                         section.paragraphs.push(Paragraph {
                             span: *span,
+                            own_sentences: sentences.len(),
                             sentences,
-                            disabled: std::mem::take(&mut disable_next),
+                            disabled: disable_comment.is_some(),
+                            disable_comment,
                         });
                     }
                 }

@@ -2,13 +2,13 @@
 //! on the pull request's diff:
 //!
 //! ```text
-//! ::warning file=docs/sample.md,line=9,col=44,endLine=9,endColumn=87,title=segue(weak-sentence-transition)::Weak sentence transition: …
-//! ::error file=notes/scan.pdf,title=segue::file looks binary (it contains NUL bytes); not checked
+//! ::warning file=docs/sample.md,line=14,col=22,endLine=14,endColumn=97,title=segue(weak-sentence-transition)::Weak sentence transition: …
+//! ::error file=notes/scan.md,title=segue::file looks binary (it contains NUL bytes); not checked
 //! ```
 //!
 //! Severity `error` gives `::error`, `warning` gives `::warning`, `information` and `hint` give
 //! `::notice`. Lines and columns are 1-based (columns in UTF-16 code units, plus one, as in the
-//! SARIF output); `endColumn` is the column just past the unit. GitHub accepts columns only when a
+//! SARIF output); `endColumn` is the column just past the unit. GitHub accepts columns only when an
 //! annotation starts and ends on the same line, so a unit spanning lines gets `line` and `endLine`
 //! only. Messages escape `%`, `\r` and `\n`; property values also escape `:` and `,`, as GitHub's
 //! toolkit does.

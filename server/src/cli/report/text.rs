@@ -1,14 +1,18 @@
 //! `--format text`: human-readable findings with source snippets, like rustc or ruff.
 //!
 //! ```text
-//! docs/sample.md:9:58: warning[weak-sentence-transition]: Weak sentence transition: this sentence …
-//!   |
-//! 9 | The rename is atomic on most file systems. My neighbour grows tomatoes on her balcony.
-//!   |                                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-//!   = note: the previous sentence starts at 9:1; score 0.000, document median 0.412
+//! docs/sample.md:14:22: warning[weak-sentence-transition]: Weak sentence transition: this sentence shares no …
+//!    |
+//! 14 | not only in a cache. My grandmother grows prize-winning tomatoes in her greenhouse every summer.
+//!    |                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+//!    = note: the previous sentence starts at 13:19; score 0.000, document median 0.520
 //!
 //! 1 finding in 1 file (scorer tier0, tier 0)
 //! ```
+//!
+//! A unit spanning more lines shows its first two and `...`. Unreadable files are reported as
+//! `path: error: …` in their place, and the last line sums up (`No weak transitions in M files.`
+//! when there is nothing to report).
 //!
 //! Positions are shown as `line:column`, both 1-based, the column counted in UTF-16 code units as
 //! ruff and LSP clients count them. Snippets are cut from the file's own text (`FileResult.source`)
@@ -399,5 +403,73 @@ mod tests {
         let shown = window(line, from, line.len());
         assert_eq!(shown.caret_at, 5);
         assert_eq!(shown.caret_len, 5);
+    }
+
+    #[test]
+    fn never_panics_on_wild_positions() {
+        use crate::cli::report::{CheckReport, FileResult, Located, Range};
+        use crate::score::findings::{Finding, WEAK_SENTENCE};
+        use crate::score::Reason;
+        use crate::text::{Position, Span};
+        let pos = |line, character| Position { line, character };
+        let source = "a😀b\r\n漢字\tx\u{1b}[31m\n\nlast";
+        let ranges = [
+            (pos(0, 2), pos(0, 3)),  // inside the surrogate pair
+            (pos(1, 0), pos(3, 99)), // multi-line, past the end of the last line
+            (pos(9, 9), pos(12, 0)), // lines that do not exist
+            (pos(2, 5), pos(1, 0)),  // end before start
+            (pos(0, u32::MAX), pos(u32::MAX, u32::MAX)),
+        ];
+        for (start, end) in ranges {
+            let finding = Finding {
+                code: WEAK_SENTENCE,
+                level: Level::Sentence,
+                from: Span::new(0, 1),
+                to: Span::new(1, 2),
+                score: 0.0,
+                median: 0.5,
+                floor: 0.05,
+                scorer: "test",
+                reason: Reason::default(),
+                message: "50% off,\nreally: yes".to_string(),
+            };
+            let report = CheckReport {
+                files: vec![FileResult {
+                    path: "dir/a b,c.md".to_string(),
+                    source: source.to_string(),
+                    findings: vec![Located {
+                        finding,
+                        severity: Severity::Hint,
+                        range: Range { start, end },
+                        related: Range {
+                            start: end,
+                            end: start,
+                        },
+                    }],
+                    score: Some(0.5),
+                    error: None,
+                }],
+                scorer: "test".to_string(),
+                tier: 0,
+            };
+            for color in [false, true] {
+                let mut out = Vec::new();
+                let written = TextReport { color }.write(&report, &mut out);
+                assert!(written.is_ok());
+                let text = String::from_utf8(out).unwrap_or_default();
+                assert!(text.contains("hint[weak-sentence-transition]"));
+                assert!(
+                    !text.contains("\u{1b}[31m"),
+                    "control characters from the source are replaced"
+                );
+            }
+            for reporter in [
+                &super::super::sarif::SarifReport as &dyn Report,
+                &super::super::github::GithubReport,
+            ] {
+                let mut out = Vec::new();
+                assert!(reporter.write(&report, &mut out).is_ok());
+            }
+        }
     }
 }

@@ -1,0 +1,2 @@
+//! Encoder benchmark (placeholder while it is written).
+fn main() {}

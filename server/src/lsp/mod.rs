@@ -1,0 +1,78 @@
+//! `segue serve`: the language server (LSP over stdio), on tower-lsp-server and tokio.
+//!
+//! Modules, after ruff_server's split between session and snapshot:
+//! - [`server`]: the session (open documents, settings, client capabilities), scheduling with
+//!   debounce and cancellation, and the `LanguageServer` handlers;
+//! - [`document`]: open documents as ropes with incremental UTF-16 edits;
+//! - [`engine`]: incremental, cancellable analysis with a per-document transition-score cache,
+//!   producing immutable [`engine::Analyzed`] snapshots; reorder proposals;
+//! - [`diagnostics`], [`hover`], [`actions`]: snapshots → LSP results; [`permute`] is the pure
+//!   function behind the reorder edits;
+//! - [`settings`]: editor settings merged with `segue.toml`; [`commands`]: `segue.*` commands;
+//! - [`convert`]: spans ↔ LSP ranges; [`transport`]: a guard that drops malformed frames before
+//!   they reach the JSON-RPC layer; [`logging`]: stderr (`RUST_LOG`) and `window/logMessage`.
+//!
+//! Only this module speaks LSP; it reads the text, score and order modules as plain data. See
+//! docs/lsp.md for the user-facing behaviour.
+
+pub mod actions;
+pub mod commands;
+pub mod convert;
+pub mod diagnostics;
+pub mod document;
+pub mod engine;
+pub mod hover;
+pub mod logging;
+pub mod permute;
+pub mod server;
+pub mod settings;
+pub mod transport;
+
+use tower_lsp_server::{LspService, Server};
+
+/// Arguments of `segue serve`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Talk LSP over stdin/stdout (the default and only transport; accepted for editors that
+    /// pass it).
+    #[arg(long)]
+    pub stdio: bool,
+}
+
+/// How many requests tower-lsp-server runs at once. Requests that wait for an analysis must not
+/// starve the notifications queued behind them, so this is well above the default of 4.
+const CONCURRENCY: usize = 32;
+
+/// Runs the language server on stdin/stdout until `exit` or end of input. Returns the exit code:
+/// 0 after `shutdown` then `exit`, 1 when the input ended or `exit` came without `shutdown`.
+pub fn run(_args: ServeArgs) -> anyhow::Result<u8> {
+    logging::init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("segue-lsp")
+        .build()?;
+    let code = runtime.block_on(serve_stdio());
+    // Do not wait for the thread blocked on reading stdin.
+    runtime.shutdown_background();
+    Ok(code)
+}
+
+async fn serve_stdio() -> u8 {
+    let (to_server, from_guard) = tokio::io::duplex(1 << 16);
+    let guard = tokio::spawn(transport::forward_valid_frames(tokio::io::stdin(), to_server));
+    let (service, socket) = LspService::build(server::Backend::new)
+        .custom_method(server::DEBUG_TEXT, server::Backend::debug_text)
+        .custom_method("window/workDoneProgress/cancel", server::Backend::progress_cancel)
+        .finish();
+    let session = service.inner().session.clone();
+    Server::new(from_guard, tokio::io::stdout(), socket)
+        .concurrency_level(CONCURRENCY)
+        .serve(service)
+        .await;
+    guard.abort();
+    if session.shutdown_requested() {
+        0
+    } else {
+        1
+    }
+}

@@ -1,0 +1,833 @@
+//! The session and the `LanguageServer` implementation.
+//!
+//! **Threading.** Handlers run on the tokio runtime. Mutating notifications (`didOpen`,
+//! `didChange`, `didClose`) do all their work synchronously, before their first `.await`, under a
+//! short `std::sync::Mutex` on the document map; tower-lsp-server polls handler futures for the
+//! first time in arrival order, so edits apply in order. Analysis never runs on the runtime's
+//! workers: each run goes to `spawn_blocking` with a snapshot (a cheap clone of the rope), and the
+//! per-document [`Engine`] (the score cache) sits behind its own mutex, so two runs of one document
+//! never overlap. Hover and code actions also compute on `spawn_blocking` (a panic there becomes
+//! an error reply, not a dead server).
+//!
+//! **Cancellation and debounce.** Every change (and every settings change) bumps the document's
+//! generation counter and schedules a run that first sleeps `debounce` ms, then checks whether its
+//! generation is still current; the engine checks again between stages and every few dozen
+//! transitions, and the result is published only if, under the document's publish lock, the
+//! generation is still current. So a stale version never produces diagnostics.
+//!
+//! **Tiers.** A run computes tier 0 and publishes it at once. A model tier would run after it in the
+//! same task (after its own checks) and publish again for the same version, replacing tier 0's
+//! diagnostics; pull requests always get the latest published set.
+
+use super::actions::{code_actions, ActionRequest};
+use super::convert;
+use super::diagnostics::diagnostics;
+use super::document::TextDocument;
+use super::engine::{empty, Analyzed, Cancelled, Engine, Job};
+use super::hover::hover;
+use super::settings::{Resolved, SettingsStore};
+use crate::cli::check::MAX_FILE_BYTES;
+use crate::score::findings::Calibration;
+use crate::score::ScorerSet;
+use crate::text::Format;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Duration;
+use tokio::sync::watch;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+use tracing::{debug, error, info, warn};
+
+/// Commands the server executes.
+pub const COMMANDS: &[&str] = &[CHECK_WORKSPACE, SHOW_DOCUMENT_SCORE];
+/// Checks every supported file under the workspace folders.
+pub const CHECK_WORKSPACE: &str = "segue.checkWorkspace";
+/// Returns (and shows) the coherence score of a document.
+pub const SHOW_DOCUMENT_SCORE: &str = "segue.showDocumentScore";
+/// The hidden request that returns the server's copy of a document (tests, debugging).
+pub const DEBUG_TEXT: &str = "segue/debugText";
+/// How long a request waits for the analysis of the current version before giving up.
+pub const WAIT_LIMIT: Duration = Duration::from_secs(30);
+/// LSP's `ServerCancelled` error code (3.17), with `retriggerRequest` for pull diagnostics.
+const SERVER_CANCELLED: i64 = -32802;
+
+/// Locks a mutex, recovering the data if a panic poisoned it.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What the client can do, as far as Segue cares.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Caps {
+    /// Pull diagnostics (`textDocument/diagnostic`).
+    pub pull: bool,
+    /// `workspace/diagnostic/refresh`.
+    pub refresh: bool,
+    /// `workspace/configuration`.
+    pub configuration: bool,
+    /// Dynamic registration of `workspace/didChangeConfiguration`.
+    pub dynamic_configuration: bool,
+    /// Dynamic registration of `workspace/didChangeWatchedFiles`.
+    pub dynamic_watch: bool,
+    /// Server-initiated work-done progress.
+    pub progress: bool,
+    /// Versioned `documentChanges` in workspace edits.
+    pub versioned_edits: bool,
+    /// Markdown in hovers.
+    pub markdown_hover: bool,
+}
+
+impl Caps {
+    fn from_client(c: &ClientCapabilities) -> Caps {
+        let td = c.text_document.as_ref();
+        let ws = c.workspace.as_ref();
+        Caps {
+            pull: td.is_some_and(|t| t.diagnostic.is_some()),
+            refresh: ws
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                .unwrap_or(false),
+            configuration: ws.and_then(|w| w.configuration).unwrap_or(false),
+            dynamic_configuration: ws
+                .and_then(|w| w.did_change_configuration.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+            dynamic_watch: ws
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+            progress: c.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+            versioned_edits: ws
+                .and_then(|w| w.workspace_edit.as_ref())
+                .and_then(|e| e.document_changes)
+                .unwrap_or(false),
+            markdown_hover: match td.and_then(|t| t.hover.as_ref()).and_then(|h| h.content_format.as_ref()) {
+                None => true,
+                Some(kinds) => kinds.contains(&MarkupKind::Markdown),
+            },
+        }
+    }
+}
+
+/// A published analysis and its diagnostics.
+pub(crate) struct Snapshot {
+    /// The analysis.
+    pub analyzed: Analyzed,
+    /// Its diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One open document.
+struct DocEntry {
+    doc: TextDocument,
+    path: Option<PathBuf>,
+    generation: Arc<AtomicU64>,
+    engine: Arc<Mutex<Engine>>,
+    results: Arc<watch::Sender<Option<Arc<Snapshot>>>>,
+    publish: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// A scheduled analysis run.
+struct Pending {
+    uri: Uri,
+    generation: u64,
+    counter: Arc<AtomicU64>,
+    rope: ropey::Rope,
+    version: i32,
+    format: Option<Format>,
+    language_id: String,
+    path: Option<PathBuf>,
+    engine: Arc<Mutex<Engine>>,
+    results: Arc<watch::Sender<Option<Arc<Snapshot>>>>,
+    publish: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Pending {
+    fn cancelled(&self) -> bool {
+        self.counter.load(Ordering::SeqCst) != self.generation
+    }
+}
+
+/// Server state shared by all handlers.
+pub(crate) struct Session {
+    pub client: Client,
+    docs: Mutex<HashMap<Uri, DocEntry>>,
+    pub settings: Mutex<SettingsStore>,
+    caps: RwLock<Caps>,
+    pub calibration: Arc<Calibration>,
+    shutdown: AtomicBool,
+    pub progress_cancels: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    pub token_counter: AtomicU64,
+    shown: Mutex<HashSet<String>>,
+    pending_warnings: Mutex<Vec<String>>,
+}
+
+impl Session {
+    fn new(client: Client) -> Self {
+        Session {
+            client,
+            docs: Mutex::new(HashMap::new()),
+            settings: Mutex::new(SettingsStore::new(ScorerSet::builtin())),
+            caps: RwLock::new(Caps::default()),
+            calibration: Arc::new(Calibration::shipped()),
+            shutdown: AtomicBool::new(false),
+            progress_cancels: Mutex::new(HashMap::new()),
+            token_counter: AtomicU64::new(0),
+            shown: Mutex::new(HashSet::new()),
+            pending_warnings: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn caps(&self) -> Caps {
+        self.caps.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// Whether `shutdown` was received.
+    pub fn shutdown_requested(&self) -> bool {
+        self.shutdown.load(Ordering::SeqCst)
+    }
+
+    /// Resolved settings for a path, showing warnings from a first read of a project file.
+    pub async fn resolved_for(&self, path: Option<&Path>) -> Arc<Resolved> {
+        let (resolved, warnings) = lock(&self.settings).for_path(path);
+        self.warn_user(warnings).await;
+        resolved
+    }
+
+    /// Shows each warning once (per settings change) with `window/showMessage`, and logs it.
+    pub async fn warn_user(&self, warnings: Vec<String>) {
+        for w in warnings {
+            warn!("{w}");
+            if lock(&self.shown).insert(w.clone()) {
+                self.client.show_message(MessageType::WARNING, format!("Segue: {w}")).await;
+            }
+        }
+    }
+
+    /// URIs of the open documents.
+    pub fn open_uris(&self) -> Vec<Uri> {
+        lock(&self.docs).keys().cloned().collect()
+    }
+
+    /// Whether `path` is open in the editor.
+    pub fn is_open(&self, path: &Path) -> bool {
+        lock(&self.docs).values().any(|e| e.path.as_deref() == Some(path))
+    }
+
+    /// Bumps the document's generation (cancelling work in flight) and schedules a run.
+    fn schedule(self: &Arc<Self>, uri: &Uri) {
+        let pending = {
+            let docs = lock(&self.docs);
+            let Some(e) = docs.get(uri) else {
+                return;
+            };
+            let generation = e.generation.fetch_add(1, Ordering::SeqCst) + 1;
+            Pending {
+                uri: uri.clone(),
+                generation,
+                counter: e.generation.clone(),
+                rope: e.doc.rope().clone(),
+                version: e.doc.version(),
+                format: e.doc.format(),
+                language_id: e.doc.language_id().to_string(),
+                path: e.path.clone(),
+                engine: e.engine.clone(),
+                results: e.results.clone(),
+                publish: e.publish.clone(),
+            }
+        };
+        let session = self.clone();
+        tokio::spawn(async move { session.run(pending).await });
+    }
+
+    /// Re-analyzes every open document (after a settings change).
+    fn schedule_all(self: &Arc<Self>) {
+        for uri in self.open_uris() {
+            self.schedule(&uri);
+        }
+    }
+
+    async fn run(self: Arc<Self>, p: Pending) {
+        let resolved = self.resolved_for(p.path.as_deref()).await;
+        let debounce = resolved.config.debounce_ms;
+        if debounce > 0 {
+            tokio::time::sleep(Duration::from_millis(debounce)).await;
+        }
+        if p.cancelled() {
+            return;
+        }
+        let skip = skip_reason(&p, &resolved);
+        if let Some(why) = &skip {
+            debug!("{}: not checked: {why}", p.uri.as_str());
+        }
+        let job_rope = p.rope.clone();
+        let counter = p.counter.clone();
+        let generation = p.generation;
+        let engine = p.engine.clone();
+        let uri = p.uri.clone();
+        let calibration = self.calibration.clone();
+        let version = p.version;
+        let format = p.format;
+        let resolved_job = resolved.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            let cancelled = || counter.load(Ordering::SeqCst) != generation;
+            if cancelled() {
+                return Err(Cancelled);
+            }
+            let job = Job {
+                version,
+                text: Arc::from(job_rope.to_string()),
+                format,
+                skip,
+                scorer: resolved_job.scorer.clone(),
+                policy: resolved_job.policy,
+                calibration,
+                sensitivity: resolved_job.config.sensitivity,
+            };
+            let analyzed = lock(&engine).run(&job, generation, &cancelled)?;
+            let diagnostics = diagnostics(&analyzed, &uri, resolved_job.config.severity);
+            Ok(Snapshot { analyzed, diagnostics })
+        })
+        .await;
+        let snapshot = match result {
+            Ok(Ok(s)) => s,
+            Ok(Err(Cancelled)) => {
+                debug!("{} v{}: analysis cancelled by a newer edit", p.uri.as_str(), p.version);
+                return;
+            }
+            Err(e) => {
+                error!("analysis of {} v{} failed: {e}", p.uri.as_str(), p.version);
+                // Publish an empty result so that waiting requests do not hang.
+                let job = Job {
+                    version,
+                    text: Arc::from(""),
+                    format: None,
+                    skip: Some("analysis failed".into()),
+                    scorer: resolved.scorer.clone(),
+                    policy: resolved.policy,
+                    calibration: self.calibration.clone(),
+                    sensitivity: resolved.config.sensitivity,
+                };
+                let mut analyzed = empty(&job);
+                analyzed.generation = generation;
+                Snapshot {
+                    analyzed,
+                    diagnostics: Vec::new(),
+                }
+            }
+        };
+        let stats = snapshot.analyzed.stats;
+        debug!(
+            "{} v{}: {} findings; {} transitions scored, {} reused, {} µs",
+            p.uri.as_str(),
+            p.version,
+            snapshot.diagnostics.len(),
+            stats.scored,
+            stats.reused,
+            stats.micros
+        );
+        self.publish(&p, Arc::new(snapshot)).await;
+        // A model tier would run here and publish again for the same version.
+    }
+
+    async fn publish(&self, p: &Pending, snapshot: Arc<Snapshot>) {
+        let _guard = p.publish.lock().await;
+        if p.cancelled() {
+            return;
+        }
+        p.results.send_replace(Some(snapshot.clone()));
+        if !self.caps().pull {
+            self.client
+                .publish_diagnostics(p.uri.clone(), snapshot.diagnostics.clone(), Some(snapshot.analyzed.version))
+                .await;
+        }
+    }
+
+    /// The analysis of the document's current version, waiting for it if needed. `None` when the
+    /// document is not open, was closed, or the wait timed out.
+    pub async fn current(&self, uri: &Uri) -> Option<Arc<Snapshot>> {
+        let (mut rx, generation) = {
+            let docs = lock(&self.docs);
+            let e = docs.get(uri)?;
+            (e.results.subscribe(), e.generation.load(Ordering::SeqCst))
+        };
+        let waited = tokio::time::timeout(
+            WAIT_LIMIT,
+            rx.wait_for(|s| s.as_ref().is_some_and(|s| s.analyzed.generation >= generation)),
+        )
+        .await;
+        match waited {
+            Ok(Ok(r)) => r.clone(),
+            _ => None,
+        }
+    }
+
+    /// The current version of an open document.
+    fn version_of(&self, uri: &Uri) -> Option<i32> {
+        lock(&self.docs).get(uri).map(|e| e.doc.version())
+    }
+
+    /// Reads the editor settings (pulling them when the client supports it), shows warnings and
+    /// re-analyzes everything.
+    async fn reload_settings(self: &Arc<Self>, pushed: Option<Value>) {
+        let caps = self.caps();
+        let editor = if caps.configuration {
+            let items = vec![ConfigurationItem {
+                scope_uri: None,
+                section: Some("segue".to_string()),
+            }];
+            match self.client.configuration(items).await {
+                Ok(mut values) if !values.is_empty() => Some(values.swap_remove(0)),
+                Ok(_) => None,
+                Err(e) => {
+                    warn!("workspace/configuration failed: {e}");
+                    pushed
+                }
+            }
+        } else {
+            pushed
+        };
+        let warnings = {
+            let mut settings = lock(&self.settings);
+            let w = match editor {
+                Some(v) => settings.set_editor(v),
+                None => {
+                    settings.invalidate();
+                    Vec::new()
+                }
+            };
+            lock(&self.shown).clear();
+            w
+        };
+        self.warn_user(warnings).await;
+        self.schedule_all();
+        if caps.pull && caps.refresh {
+            if let Err(e) = self.client.workspace_diagnostic_refresh().await {
+                debug!("workspace/diagnostic/refresh failed: {e}");
+            }
+        }
+    }
+
+    /// Re-reads `segue.toml` files and re-analyzes everything.
+    async fn reload_files(self: &Arc<Self>) {
+        lock(&self.settings).invalidate();
+        lock(&self.shown).clear();
+        self.schedule_all();
+        let caps = self.caps();
+        if caps.pull && caps.refresh {
+            let _ = self.client.workspace_diagnostic_refresh().await;
+        }
+    }
+}
+
+/// Why a pending run's document is not checked, if it is not.
+fn skip_reason(p: &Pending, resolved: &Resolved) -> Option<String> {
+    let Some(format) = p.format else {
+        return Some(format!("language `{}` is not checked", p.language_id));
+    };
+    if !resolved.config.checks(format) {
+        return Some(format!("{} is not in the `formats` setting", format.name()));
+    }
+    if p.path.as_deref().is_some_and(|path| resolved.ignores(path)) {
+        return Some("the file matches an `ignore` glob".to_string());
+    }
+    if p.rope.len_bytes() > MAX_FILE_BYTES {
+        return Some(format!(
+            "the document is too large to check ({:.1} MiB; the limit is {} MiB)",
+            p.rope.len_bytes() as f64 / 1_048_576.0,
+            MAX_FILE_BYTES / 1_048_576
+        ));
+    }
+    if p.rope.bytes().take(8192).any(|b| b == 0) {
+        return Some("the document looks binary (it contains NUL bytes)".to_string());
+    }
+    None
+}
+
+/// The language server.
+pub struct Backend {
+    pub(crate) session: Arc<Session>,
+}
+
+/// Parameters of `segue/debugText`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DebugTextParams {
+    /// The document.
+    pub uri: Uri,
+}
+
+/// Result of `segue/debugText`: the server's copy of a document.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DebugText {
+    /// The version of the last change applied.
+    pub version: i32,
+    /// The text.
+    pub text: String,
+}
+
+impl Backend {
+    /// A backend talking to `client`.
+    pub fn new(client: Client) -> Self {
+        super::logging::connect(client.clone());
+        Backend {
+            session: Arc::new(Session::new(client)),
+        }
+    }
+
+    /// `segue/debugText`: the server's text of an open document (hidden; for tests).
+    pub async fn debug_text(&self, params: DebugTextParams) -> Result<Option<DebugText>> {
+        Ok(lock(&self.session.docs).get(&params.uri).map(|e| DebugText {
+            version: e.doc.version(),
+            text: e.doc.text(),
+        }))
+    }
+
+    /// `window/workDoneProgress/cancel`: cancels a running `segue.checkWorkspace`.
+    pub async fn progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        let key = token_key(&params.token);
+        if let Some(flag) = lock(&self.session.progress_cancels).get(&key) {
+            flag.store(true, Ordering::SeqCst);
+            info!("workspace check cancelled by the client");
+        }
+    }
+}
+
+/// A progress token as a map key.
+pub(crate) fn token_key(t: &ProgressToken) -> String {
+    match t {
+        NumberOrString::Number(n) => format!("n{n}"),
+        NumberOrString::String(s) => format!("s{s}"),
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: e.to_string().into(),
+        data: None,
+    }
+}
+
+fn server_cancelled() -> Error {
+    Error {
+        code: ErrorCode::ServerError(SERVER_CANCELLED),
+        message: "the document changed or is not open; retry".into(),
+        data: Some(serde_json::json!({ "retriggerRequest": true })),
+    }
+}
+
+fn roots_of(params: &InitializeParams) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|f| convert::path(&f.uri))
+        .collect();
+    if roots.is_empty() {
+        #[allow(deprecated)]
+        if let Some(p) = params.root_uri.as_ref().and_then(convert::path) {
+            roots.push(p);
+        }
+    }
+    roots
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let caps = Caps::from_client(&params.capabilities);
+        info!(
+            "initialize from {}: pull diagnostics {}, configuration {}",
+            params.client_info.as_ref().map_or("an unnamed client", |c| c.name.as_str()),
+            caps.pull,
+            caps.configuration
+        );
+        if let Ok(mut c) = self.session.caps.write() {
+            *c = caps;
+        }
+        {
+            let mut settings = lock(&self.session.settings);
+            settings.set_roots(roots_of(&params));
+            if let Some(opts) = params.initialization_options.clone() {
+                let w = settings.set_editor(opts);
+                lock(&self.session.pending_warnings).extend(w);
+            }
+        }
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(PositionEncodingKind::UTF16),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                    open_close: Some(true),
+                    change: Some(TextDocumentSyncKind::INCREMENTAL),
+                    will_save: None,
+                    will_save_wait_until: None,
+                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                })),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR_REWRITE]),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                    resolve_provider: None,
+                })),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
+                    work_done_progress_options: WorkDoneProgressOptions {
+                        work_done_progress: Some(true),
+                    },
+                }),
+                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                    identifier: Some("segue".to_string()),
+                    inter_file_dependencies: false,
+                    workspace_diagnostics: false,
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                })),
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
+                ..ServerCapabilities::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "segue".to_string(),
+                version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        let session = self.session.clone();
+        let caps = session.caps();
+        let mut registrations = Vec::new();
+        if caps.dynamic_configuration {
+            registrations.push(Registration {
+                id: "segue-configuration".to_string(),
+                method: "workspace/didChangeConfiguration".to_string(),
+                register_options: None,
+            });
+        }
+        if caps.dynamic_watch {
+            let options = DidChangeWatchedFilesRegistrationOptions {
+                watchers: vec![FileSystemWatcher {
+                    glob_pattern: GlobPattern::String(format!("**/{}", crate::config::FILE_NAME)),
+                    kind: None,
+                }],
+            };
+            registrations.push(Registration {
+                id: "segue-toml".to_string(),
+                method: "workspace/didChangeWatchedFiles".to_string(),
+                register_options: serde_json::to_value(options).ok(),
+            });
+        }
+        if !registrations.is_empty() {
+            if let Err(e) = session.client.register_capability(registrations).await {
+                debug!("client/registerCapability failed: {e}");
+            }
+        }
+        let pending = std::mem::take(&mut *lock(&session.pending_warnings));
+        session.warn_user(pending).await;
+        if caps.configuration {
+            session.reload_settings(None).await;
+        }
+        let (resolved, _) = lock(&session.settings).for_path(None);
+        info!(
+            "segue {} ready: scorer `{}`, debounce {} ms",
+            env!("CARGO_PKG_VERSION"),
+            resolved.scorer.name(),
+            resolved.config.debounce_ms
+        );
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.session.shutdown.store(true, Ordering::SeqCst);
+        for e in lock(&self.session.docs).values() {
+            e.generation.fetch_add(1, Ordering::SeqCst);
+        }
+        for flag in lock(&self.session.progress_cancels).values() {
+            flag.store(true, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let d = params.text_document;
+        let format = Format::from_language_id(&d.language_id)
+            .or_else(|| convert::path(&d.uri).and_then(|p| Format::from_path(&p)));
+        {
+            let mut docs = lock(&self.session.docs);
+            let (tx, _) = watch::channel(None);
+            let generation = docs
+                .get(&d.uri)
+                .map(|e| {
+                    // Reopened without a close: cancel the old entry's work.
+                    e.generation.fetch_add(1, Ordering::SeqCst);
+                    e.generation.load(Ordering::SeqCst)
+                })
+                .unwrap_or(0);
+            docs.insert(
+                d.uri.clone(),
+                DocEntry {
+                    doc: TextDocument::new(&d.text, d.version, &d.language_id, format),
+                    path: convert::path(&d.uri),
+                    generation: Arc::new(AtomicU64::new(generation)),
+                    engine: Arc::new(Mutex::new(Engine::new())),
+                    results: Arc::new(tx),
+                    publish: Arc::new(tokio::sync::Mutex::new(())),
+                },
+            );
+        }
+        self.session.schedule(&d.uri);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let warnings = {
+            let mut docs = lock(&self.session.docs);
+            match docs.get_mut(&uri) {
+                Some(e) => e.doc.apply_changes(&params.content_changes, params.text_document.version),
+                None => vec!["didChange for a document that is not open; ignored".to_string()],
+            }
+        };
+        for w in warnings {
+            warn!("{}: {w}", uri.as_str());
+        }
+        self.session.schedule(&uri);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let removed = lock(&self.session.docs).remove(&uri);
+        if let Some(e) = removed {
+            e.generation.fetch_add(1, Ordering::SeqCst);
+            if !self.session.caps().pull {
+                let _guard = e.publish.lock().await;
+                self.session.client.publish_diagnostics(uri, Vec::new(), None).await;
+            }
+        }
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        let is_config = convert::path(&params.text_document.uri)
+            .is_some_and(|p| p.file_name().is_some_and(|n| n == crate::config::FILE_NAME));
+        if is_config {
+            self.session.reload_files().await;
+        }
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let pushed = match params.settings {
+            Value::Null => None,
+            v => Some(v),
+        };
+        self.session.reload_settings(pushed).await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let touches_config = params.changes.iter().any(|c| {
+            convert::path(&c.uri).is_some_and(|p| p.file_name().is_some_and(|n| n == crate::config::FILE_NAME))
+        });
+        if touches_config {
+            self.session.reload_files().await;
+        }
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        {
+            let mut settings = lock(&self.session.settings);
+            let mut roots = settings.roots().to_vec();
+            let removed: Vec<PathBuf> = params.event.removed.iter().filter_map(|f| convert::path(&f.uri)).collect();
+            roots.retain(|r| !removed.contains(r));
+            roots.extend(params.event.added.iter().filter_map(|f| convert::path(&f.uri)));
+            settings.set_roots(roots);
+        }
+        self.session.schedule_all();
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let uri = params.text_document_position_params.text_document.uri;
+        let pos = params.text_document_position_params.position;
+        let Some(snapshot) = self.session.current(&uri).await else {
+            return Ok(None);
+        };
+        let markdown = self.session.caps().markdown_hover;
+        tokio::task::spawn_blocking(move || hover(&snapshot.analyzed, pos, markdown))
+            .await
+            .map_err(internal)
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri;
+        let Some(snapshot) = self.session.current(&uri).await else {
+            return Ok(None);
+        };
+        if self.session.version_of(&uri) != Some(snapshot.analyzed.version) {
+            // Edited while we waited: the client will ask again.
+            return Ok(None);
+        }
+        let versioned_edits = self.session.caps().versioned_edits;
+        let actions = tokio::task::spawn_blocking(move || {
+            code_actions(&ActionRequest {
+                uri: &uri,
+                analyzed: &snapshot.analyzed,
+                range: params.range,
+                diagnostics: &params.context.diagnostics,
+                only: params.context.only.as_deref(),
+                versioned_edits,
+            })
+        })
+        .await
+        .map_err(internal)?;
+        Ok(Some(actions))
+    }
+
+    async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+        let uri = params.text_document.uri;
+        let Some(snapshot) = self.session.current(&uri).await else {
+            if self.session.version_of(&uri).is_some() {
+                return Err(server_cancelled());
+            }
+            return Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
+                RelatedFullDocumentDiagnosticReport {
+                    related_documents: None,
+                    full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                        result_id: None,
+                        items: Vec::new(),
+                    },
+                },
+            )));
+        };
+        let result_id = format!("{}:{}", snapshot.analyzed.version, snapshot.analyzed.generation);
+        if params.previous_result_id.as_deref() == Some(result_id.as_str()) {
+            return Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Unchanged(
+                RelatedUnchangedDocumentDiagnosticReport {
+                    related_documents: None,
+                    unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport { result_id },
+                },
+            )));
+        }
+        Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
+            RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                    result_id: Some(result_id),
+                    items: snapshot.diagnostics.clone(),
+                },
+            },
+        )))
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        match params.command.as_str() {
+            CHECK_WORKSPACE => super::commands::check_workspace(&self.session, params).await,
+            SHOW_DOCUMENT_SCORE => super::commands::show_document_score(&self.session, params).await,
+            other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! Settings in the language server: the editor's `segue` section merged with the project's
+//! `segue.toml`.
+//!
+//! The editor's settings arrive through `workspace/configuration` (section `segue`), through
+//! `workspace/didChangeConfiguration` (`{"segue": {…}}`) or as `initializationOptions`. The project
+//! file is the nearest `segue.toml` at or above the document's folder (the workspace root for
+//! documents without a path), as for `segue check`. Both use the keys of [`crate::config::KEYS`].
+//! **The file wins** key by key: it is project-wide policy, the editor holds personal defaults.
+//! Unknown keys and bad values give a warning (shown once with `window/showMessage`) and the
+//! default; resolution never fails.
+
+use super::engine::ContextPolicy;
+use crate::config::{Config, TierChoice, FILE_NAME};
+use crate::score::{Scorer, ScorerSet};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The scorer used when none is configured.
+pub const DEFAULT_SCORER: &str = "tier0";
+
+/// Settings resolved for one project file (or for none).
+#[derive(Clone)]
+pub struct Resolved {
+    /// The merged settings.
+    pub config: Config,
+    /// The reporting scorer.
+    pub scorer: Arc<dyn Scorer>,
+    /// Cache policy for the scorer.
+    pub policy: ContextPolicy,
+    /// The `segue.toml` in force, if any.
+    pub file: Option<PathBuf>,
+    /// The folder `ignore` globs are relative to (the file's folder, else the workspace root).
+    pub base: Option<PathBuf>,
+    /// Compiled `ignore` globs.
+    pub ignore: globset::GlobSet,
+}
+
+impl std::fmt::Debug for Resolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resolved")
+            .field("config", &self.config)
+            .field("scorer", &self.scorer.name())
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Resolved {
+    /// Whether `path` matches an `ignore` glob (absolute, or relative to the base folder).
+    pub fn ignores(&self, path: &Path) -> bool {
+        if self.ignore.is_match(path) {
+            return true;
+        }
+        self.base
+            .as_deref()
+            .and_then(|b| path.strip_prefix(b).ok())
+            .is_some_and(|rel| self.ignore.is_match(rel))
+    }
+}
+
+/// The editor settings, the workspace roots, and the resolved settings per project file.
+pub struct SettingsStore {
+    editor: Value,
+    roots: Vec<PathBuf>,
+    scorers: ScorerSet,
+    resolved: HashMap<Option<PathBuf>, Arc<Resolved>>,
+}
+
+impl SettingsStore {
+    /// A store with no editor settings and no roots.
+    pub fn new(scorers: ScorerSet) -> Self {
+        SettingsStore {
+            editor: Value::Null,
+            roots: Vec::new(),
+            scorers,
+            resolved: HashMap::new(),
+        }
+    }
+
+    /// The scorer registry.
+    pub fn scorers(&self) -> &ScorerSet {
+        &self.scorers
+    }
+
+    /// Replaces the editor settings (a `segue` object, or an object holding one under `segue`).
+    /// Returns the warnings about them.
+    pub fn set_editor(&mut self, value: Value) -> Vec<String> {
+        let value = match value {
+            Value::Object(mut map) if map.get("segue").is_some_and(Value::is_object) => {
+                map.remove("segue").unwrap_or(Value::Null)
+            }
+            other => other,
+        };
+        self.editor = value;
+        self.resolved.clear();
+        let (_, warnings) = Config::resolve(&self.editor);
+        warnings.into_iter().map(|w| format!("editor settings: {w}")).collect()
+    }
+
+    /// Replaces the workspace roots.
+    pub fn set_roots(&mut self, roots: Vec<PathBuf>) {
+        self.roots = roots;
+        self.resolved.clear();
+    }
+
+    /// The workspace roots.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// Forgets every resolved file, so that `segue.toml` files are read again.
+    pub fn invalidate(&mut self) {
+        self.resolved.clear();
+    }
+
+    /// The settings for a document at `path` (`None` for documents without a path), and the
+    /// warnings produced if this resolved a project file for the first time.
+    pub fn for_path(&mut self, path: Option<&Path>) -> (Arc<Resolved>, Vec<String>) {
+        let start = match path.and_then(Path::parent) {
+            Some(dir) => Some(dir.to_path_buf()),
+            None => self.roots.first().cloned(),
+        };
+        self.for_start(start)
+    }
+
+    /// The settings for files in folder `dir`.
+    pub fn for_dir(&mut self, dir: &Path) -> (Arc<Resolved>, Vec<String>) {
+        self.for_start(Some(dir.to_path_buf()))
+    }
+
+    fn for_start(&mut self, start: Option<PathBuf>) -> (Arc<Resolved>, Vec<String>) {
+        let file = start.as_deref().and_then(project_file);
+        if let Some(r) = self.resolved.get(&file) {
+            return (r.clone(), Vec::new());
+        }
+        let (resolved, warnings) = self.resolve(file.clone());
+        let resolved = Arc::new(resolved);
+        self.resolved.insert(file, resolved.clone());
+        (resolved, warnings)
+    }
+
+    fn resolve(&self, file: Option<PathBuf>) -> (Resolved, Vec<String>) {
+        let mut warnings = Vec::new();
+        let mut merged: Map<String, Value> = self.editor.as_object().cloned().unwrap_or_default();
+        if let Some(path) = &file {
+            match read_toml(path) {
+                Ok(Value::Object(map)) => {
+                    let (_, w) = Config::resolve(&Value::Object(map.clone()));
+                    warnings.extend(w.into_iter().map(|w| format!("{}: {w}", path.display())));
+                    merged.extend(map);
+                }
+                Ok(_) => warnings.push(format!("{}: expected a table of settings", path.display())),
+                Err(e) => warnings.push(e),
+            }
+        }
+        let (mut config, _) = Config::resolve(&Value::Object(merged));
+        if config.tier == TierChoice::Model {
+            warnings.push(
+                "tier 1 needs the models, which are not installed in this build; using the built-in tier 0".to_string(),
+            );
+            config.tier = TierChoice::Builtin;
+        }
+        let name = config.scorer.clone().unwrap_or_else(|| DEFAULT_SCORER.to_string());
+        let scorer = match self.scorers.get(&name) {
+            Some(s) => s,
+            None => {
+                warnings.push(format!(
+                    "no scorer named `{name}` (available: {}); using `{DEFAULT_SCORER}`",
+                    self.scorers.names().join(", ")
+                ));
+                config.scorer = None;
+                match self.scorers.get(DEFAULT_SCORER).or_else(|| self.scorers.iter().next().cloned()) {
+                    Some(s) => s,
+                    None => Arc::new(NullScorer),
+                }
+            }
+        };
+        let base = file
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .or_else(|| self.roots.first().cloned());
+        let ignore = config.ignore_matcher();
+        let policy = ContextPolicy::for_scorer(scorer.name());
+        (
+            Resolved {
+                config,
+                scorer,
+                policy,
+                file,
+                base,
+                ignore,
+            },
+            warnings,
+        )
+    }
+}
+
+/// The nearest `segue.toml` at or above `start`, as for `segue check`.
+fn project_file(start: &Path) -> Option<PathBuf> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        let candidate = d.join(FILE_NAME);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+fn read_toml(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let value: toml::Value = toml::from_str(&text).map_err(|e| format!("{} is not valid TOML: {e}", path.display()))?;
+    serde_json::to_value(value).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A scorer that finds nothing, used only if the registry is empty (it never is).
+struct NullScorer;
+
+impl Scorer for NullScorer {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+    fn description(&self) -> &'static str {
+        "no scorer available"
+    }
+    fn tier(&self) -> u8 {
+        0
+    }
+    fn prepare<'a>(&'a self, units: &[crate::score::Unit<'_>], _level: crate::score::Level) -> Box<dyn crate::score::Pairwise + 'a> {
+        Box::new(NullPairs(units.len()))
+    }
+}
+
+struct NullPairs(usize);
+
+impl crate::score::Pairwise for NullPairs {
+    fn len(&self) -> usize {
+        self.0
+    }
+    fn transition(&self, _from: usize, _to: usize) -> f64 {
+        1.0
+    }
+    fn reason(&self, _from: usize, _to: usize) -> crate::score::Reason {
+        crate::score::Reason::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::findings::Sensitivity;
+    use serde_json::json;
+
+    #[test]
+    fn file_wins_key_by_key_and_warnings_are_collected() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(FILE_NAME), "sensitivity = \"low\"\ncolour = 1\n").expect("write");
+        let mut store = SettingsStore::new(ScorerSet::builtin());
+        store.set_roots(vec![dir.path().to_path_buf()]);
+        let w = store.set_editor(json!({"segue": {"sensitivity": "high", "debounce": 10, "bogus": true}}));
+        assert_eq!(w.len(), 1, "{w:?}");
+        let doc = dir.path().join("a.md");
+        let (r, w) = store.for_path(Some(&doc));
+        assert_eq!(r.config.sensitivity, Sensitivity::Low);
+        assert_eq!(r.config.debounce_ms, 10);
+        assert!(w.iter().any(|w| w.contains("colour")), "{w:?}");
+        // Second lookup: cached, no repeated warnings.
+        assert!(store.for_path(Some(&doc)).1.is_empty());
+    }
+
+    #[test]
+    fn bad_scorer_and_tier_fall_back() {
+        let mut store = SettingsStore::new(ScorerSet::builtin());
+        store.set_editor(json!({"scorer": "nope", "tier": "1"}));
+        let (r, w) = store.for_path(None);
+        assert_eq!(r.scorer.name(), DEFAULT_SCORER);
+        assert_eq!(w.len(), 2, "{w:?}");
+        store.set_editor(json!({"scorer": "lexical"}));
+        let (r, _) = store.for_path(None);
+        assert_eq!(r.scorer.name(), "lexical");
+        assert_eq!(r.policy, ContextPolicy::Pairwise);
+    }
+
+    #[test]
+    fn ignore_globs_match_relative_paths() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(FILE_NAME), "ignore = [\"drafts/**\"]\n").expect("write");
+        let mut store = SettingsStore::new(ScorerSet::builtin());
+        let doc = dir.path().join("drafts").join("a.md");
+        let (r, _) = store.for_path(Some(&doc));
+        assert!(r.ignores(&doc));
+        assert!(!r.ignores(&dir.path().join("b.md")));
+    }
+}

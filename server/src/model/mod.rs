@@ -1,0 +1,191 @@
+//! Tier 1: ONNX models behind scorers.
+//!
+//! A sentence [`Encoder`] turns sentences into unit-length vectors with a small ONNX model
+//! (all-MiniLM-L6-v2, see `models/README.md`), run by ONNX Runtime. The runtime is a shared library
+//! loaded when the first model is (`ort` with `load-dynamic`), so a build without the models still
+//! runs: tier 0 scorers need nothing from here.
+//!
+//! - [`runtime`] finds and loads `libonnxruntime` (a setting, `SEGUE_ORT_DYLIB`, `ORT_DYLIB_PATH` or
+//!   the models folder, in that order) and picks the execution provider (CUDA or CPU).
+//! - [`files`] knows the layout of the models folder and the committed manifest of sha256 sums.
+//! - [`cache`] is the bounded embedding cache, keyed by model and normalised sentence text.
+//! - [`encoder`] tokenizes, batches by length, runs the session and fills the cache.
+//!
+//! Loading is IO and may fail: every failure is a [`ModelError`] whose message names the fix
+//! (usually `models/install`); callers fall back to tier 0. Nothing here panics on missing or corrupt
+//! files, and nothing is ever fetched from the network.
+
+pub mod cache;
+pub mod encoder;
+pub mod files;
+pub mod runtime;
+
+pub use cache::{CacheStats, EmbeddingCache};
+pub use encoder::{Encoder, EncoderInfo};
+pub use files::{ModelSpec, MINILM};
+pub use runtime::{LibrarySource, Provider, Runtime};
+
+use crate::config::Device;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// What can go wrong while loading or running a model. Every message says how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// No models folder with the model's files was found.
+    #[error("the {model} model is not installed (looked for {path}); run `models/install` (or `segue models install`), or set SEGUE_MODELS_DIR")]
+    NotInstalled {
+        /// Model id.
+        model: String,
+        /// The file that was looked for.
+        path: PathBuf,
+    },
+    /// The ONNX Runtime library could not be found.
+    #[error("ONNX Runtime library not found: {0}; run `models/install`, or point SEGUE_ORT_DYLIB at libonnxruntime.so.1.31.x")]
+    LibraryMissing(String),
+    /// The ONNX Runtime library was found but could not be loaded.
+    #[error("cannot load ONNX Runtime from {path} (found via {found_via}): {message}; run `models/install`, or point SEGUE_ORT_DYLIB at a libonnxruntime.so.1.31.x")]
+    LibraryLoad {
+        /// The library path.
+        path: PathBuf,
+        /// How the path was found.
+        found_via: LibrarySource,
+        /// The loader's message.
+        message: String,
+    },
+    /// CUDA was required (`device = "cuda"`) but cannot be used.
+    #[error("device \"cuda\" was requested but CUDA cannot be used: {0}; install the GPU runtime with `models/install --gpu`, or set device to \"auto\" or \"cpu\"")]
+    Cuda(String),
+    /// The tokenizer file is missing or invalid.
+    #[error("cannot load the tokenizer {path}: {message}; run `models/install` to restore it")]
+    Tokenizer {
+        /// The tokenizer file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The ONNX file is missing, corrupt, or not the expected model.
+    #[error("cannot load the model {path}: {message}; run `models/install` to restore it")]
+    Model {
+        /// The model file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// Inference failed.
+    #[error("the {model} model failed to run: {message}")]
+    Inference {
+        /// Model id.
+        model: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Reading a file failed.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The IO error.
+        source: std::io::Error,
+    },
+}
+
+/// How and where models run. Settings beat environment variables, which beat defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelOptions {
+    /// The models folder; `None` looks in the usual places ([`files::locate_models_dir`]).
+    pub models_dir: Option<PathBuf>,
+    /// The ONNX Runtime library, from a setting; `None` falls back to `SEGUE_ORT_DYLIB`,
+    /// `ORT_DYLIB_PATH`, then the models folder.
+    pub ort_dylib: Option<PathBuf>,
+    /// Where models run.
+    pub device: Device,
+    /// Threads ONNX Runtime uses inside one operator; 0 picks [`default_threads`].
+    pub intra_threads: usize,
+    /// Most sentences per inference batch.
+    pub batch_size: usize,
+    /// Most embeddings kept in the cache.
+    pub cache_capacity: usize,
+}
+
+impl Default for ModelOptions {
+    fn default() -> Self {
+        ModelOptions {
+            models_dir: None,
+            ort_dylib: None,
+            device: Device::Auto,
+            intra_threads: 0,
+            batch_size: DEFAULT_BATCH_SIZE,
+            cache_capacity: cache::DEFAULT_CAPACITY,
+        }
+    }
+}
+
+/// Default sentences per batch: large enough to amortise a run, small enough that padding to the
+/// longest sentence of a length-sorted batch wastes little.
+pub const DEFAULT_BATCH_SIZE: usize = 32;
+
+impl ModelOptions {
+    /// Defaults overridden by the environment: `SEGUE_MODELS_DIR`, `SEGUE_DEVICE` (auto, cpu,
+    /// cuda), `SEGUE_THREADS`, `SEGUE_BATCH`, `SEGUE_CACHE`. Unparsable values are ignored.
+    /// (`SEGUE_ORT_DYLIB` and `ORT_DYLIB_PATH` are read when the library is loaded, after the
+    /// `ort_dylib` setting; see [`runtime`].)
+    pub fn from_env() -> Self {
+        let mut o = ModelOptions::default();
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        o.models_dir = var("SEGUE_MODELS_DIR").map(PathBuf::from);
+        o.device = match var("SEGUE_DEVICE").as_deref() {
+            Some("cpu") => Device::Cpu,
+            Some("cuda") => Device::Cuda,
+            _ => Device::Auto,
+        };
+        if let Some(n) = var("SEGUE_THREADS").and_then(|v| v.parse().ok()) {
+            o.intra_threads = n;
+        }
+        if let Some(n) = var("SEGUE_BATCH").and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0) {
+            o.batch_size = n;
+        }
+        if let Some(n) = var("SEGUE_CACHE").and_then(|v| v.parse().ok()) {
+            o.cache_capacity = n;
+        }
+        o
+    }
+
+    /// The same options with `device` (e.g. from `segue.toml`), unless `SEGUE_DEVICE` is set.
+    pub fn with_device(mut self, device: Device) -> Self {
+        if std::env::var_os("SEGUE_DEVICE").is_none() {
+            self.device = device;
+        }
+        self
+    }
+
+    /// Intra-op threads actually used.
+    pub fn threads(&self) -> usize {
+        if self.intra_threads == 0 {
+            default_threads()
+        } else {
+            self.intra_threads
+        }
+    }
+}
+
+/// Default intra-op threads: the available cores, at most 4 (a small encoder gains little beyond
+/// that, and the rest of Segue runs beside it). 2 on a 2-core machine.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4)
+}
+
+static SHARED: Mutex<Vec<(ModelOptions, Arc<Encoder>)>> = Mutex::new(Vec::new());
+
+/// The process-wide encoder for `options`, loaded on first use and reused afterwards, so repeated
+/// calls (several scorers, an editor session) share one session and one cache. Failures are not
+/// remembered: a later call tries again (e.g. after `models/install`).
+pub fn shared_encoder(options: &ModelOptions) -> Result<Arc<Encoder>, ModelError> {
+    let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, enc)) = shared.iter().find(|(o, _)| o == options) {
+        return Ok(enc.clone());
+    }
+    let enc = Arc::new(Encoder::load(&MINILM, options)?);
+    shared.push((options.clone(), enc.clone()));
+    Ok(enc)
+}

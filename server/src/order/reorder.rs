@@ -1,0 +1,223 @@
+//! Reorder proposals: which spans move when a section's paragraphs or a paragraph's sentences are
+//! reordered, and the best order the decoder finds for them. Plain data: the CLI turns a proposal
+//! into a rewritten file or a diff, the language server into a `WorkspaceEdit`.
+//!
+//! **Unit extents.** A reorderable unit covers more than its prose so that what belongs to it
+//! moves with it:
+//! - a paragraph runs from its disable comment (if any) or its first byte to the last non-blank
+//!   byte before the next paragraph of the section (or the next heading), so code blocks, tables
+//!   and math that follow a paragraph move with it;
+//! - a sentence is widened over markup glued to it (`**`, `_`, `)`, `"` …: non-whitespace right
+//!   before or after it), so emphasis that wraps a sentence moves with the sentence. Only the
+//!   paragraph's own sentences are reordered, never the items of an attached list or quote.
+//!
+//! Everything between units (blank lines, spaces) stays in place, see [`super::permute`].
+
+use super::decode::{best_order, Problem};
+use crate::score::{order_score, Level, Pairwise, Scorer, Unit};
+use crate::text::{Document, Span};
+use std::time::Duration;
+
+/// A container whose units can be reordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Container {
+    /// The paragraphs of section `.0`.
+    Section(usize),
+    /// The sentences of a paragraph.
+    Paragraph {
+        /// Section index.
+        section: usize,
+        /// Paragraph index within the section.
+        paragraph: usize,
+    },
+}
+
+impl Container {
+    /// The level of the units this container holds.
+    pub fn level(self) -> Level {
+        match self {
+            Container::Section(_) => Level::Paragraph,
+            Container::Paragraph { .. } => Level::Sentence,
+        }
+    }
+}
+
+/// Smallest gain in mean transition score for which a reorder is offered.
+pub const MIN_GAIN: f64 = 0.02;
+/// Most units in a container for which an order is proposed.
+pub const MAX_UNITS: usize = 60;
+/// Time budget of the decoder for containers beyond the exact decoder's reach.
+pub const DECODE_BUDGET: Duration = Duration::from_millis(200);
+
+/// The clean texts of the container's units, for scoring.
+pub fn unit_texts(doc: &Document, container: Container) -> Option<Vec<Unit<'_>>> {
+    match container {
+        Container::Section(s) => Some(
+            doc.sections
+                .get(s)?
+                .paragraphs
+                .iter()
+                .map(|p| p.sentences.iter().map(|t| t.text.as_str()).collect())
+                .collect(),
+        ),
+        Container::Paragraph { section, paragraph } => {
+            let p = doc.sections.get(section)?.paragraphs.get(paragraph)?;
+            Some(
+                p.sentences
+                    .iter()
+                    .take(p.own_sentences)
+                    .map(|t| vec![t.text.as_str()])
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// The source extents of the container's units (see the module docs), in source order.
+pub fn unit_extents(doc: &Document, source: &str, container: Container) -> Option<Vec<Span>> {
+    match container {
+        Container::Section(s) => {
+            let section = doc.sections.get(s)?;
+            let limit = doc
+                .sections
+                .get(s + 1)
+                .map_or(source.len(), |next| next.span.start);
+            let starts: Vec<usize> = section
+                .paragraphs
+                .iter()
+                .map(|p| p.disable_comment.map_or(p.span.start, |c| c.start.min(p.span.start)))
+                .collect();
+            let mut out = Vec::with_capacity(starts.len());
+            for (i, p) in section.paragraphs.iter().enumerate() {
+                let region_end = starts.get(i + 1).copied().unwrap_or(limit).max(p.span.end);
+                let region = source.get(p.span.end..region_end).unwrap_or("");
+                let end = p.span.end + region.trim_end().len();
+                out.push(Span::new(starts[i], end));
+            }
+            Some(out)
+        }
+        Container::Paragraph { section, paragraph } => {
+            let p = doc.sections.get(section)?.paragraphs.get(paragraph)?;
+            let own = &p.sentences[..p.own_sentences.min(p.sentences.len())];
+            let mut out: Vec<Span> = Vec::with_capacity(own.len());
+            for (i, s) in own.iter().enumerate() {
+                let floor = out.last().map_or(p.span.start, |prev: &Span| prev.end);
+                let ceiling = own.get(i + 1).map_or(p.span.end, |next| next.span.start);
+                let before = source.get(floor..s.span.start).unwrap_or("");
+                let glued_before = before.len() - before.trim_end_matches(|c: char| !c.is_whitespace()).len();
+                let after = source.get(s.span.end..ceiling.max(s.span.end)).unwrap_or("");
+                let glued_after = after.len() - after.trim_start_matches(|c: char| !c.is_whitespace()).len();
+                out.push(Span::new(s.span.start - glued_before, s.span.end + glued_after));
+            }
+            Some(out)
+        }
+    }
+}
+
+/// A proposed reordering of a container's units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Proposal {
+    /// The container.
+    pub container: Container,
+    /// Source extents of the units in their current order.
+    pub spans: Vec<Span>,
+    /// The proposed order: slot `i` gets unit `order[i]`.
+    pub order: Vec<usize>,
+    /// Mean adjacent transition score of the current order.
+    pub before: f64,
+    /// Mean adjacent transition score of the proposed order.
+    pub after: f64,
+    /// Whether the order is proven optimal for the scorer.
+    pub exact: bool,
+}
+
+impl Proposal {
+    /// How much the proposed order improves on the current one.
+    pub fn gain(&self) -> f64 {
+        self.after - self.before
+    }
+
+    /// Whether the proposal changes anything.
+    pub fn moves(&self) -> bool {
+        self.order.iter().enumerate().any(|(i, &u)| i != u)
+    }
+
+    /// Whether the proposal is worth offering: it moves something and gains at least [`MIN_GAIN`].
+    pub fn worthwhile(&self) -> bool {
+        self.moves() && self.gain() >= MIN_GAIN
+    }
+}
+
+/// The best order the decoder finds for a table of the container's units. The one place the
+/// reorder features call the decoder.
+pub fn propose_order(pairs: &dyn Pairwise) -> (Vec<usize>, bool) {
+    let d = best_order(&Problem::new(pairs), DECODE_BUDGET);
+    (d.order, d.exact)
+}
+
+/// The reorder proposal for `container` under `scorer`, or `None` when it has fewer than two or
+/// more than [`MAX_UNITS`] units.
+pub fn propose(doc: &Document, source: &str, container: Container, scorer: &dyn Scorer) -> Option<Proposal> {
+    let units = unit_texts(doc, container)?;
+    if !(2..=MAX_UNITS).contains(&units.len()) {
+        return None;
+    }
+    let spans = unit_extents(doc, source, container)?;
+    let table = scorer.prepare(&units, container.level());
+    let identity: Vec<usize> = (0..units.len()).collect();
+    let before = order_score(table.as_ref(), &identity);
+    let (order, exact) = propose_order(table.as_ref());
+    let after = order_score(table.as_ref(), &order);
+    // Keep the current order unless the decoder found a strictly better one.
+    let (order, after) = if after > before + 1e-12 { (order, after) } else { (identity, before) };
+    Some(Proposal {
+        container,
+        spans,
+        order,
+        before,
+        after,
+        exact,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::order::permute::{apply, permute};
+    use crate::score::lexical::Lexical;
+    use crate::text::{parse, Format};
+
+    #[test]
+    fn paragraph_extents_carry_code_and_disable_comments() {
+        let src = "# T\n\nFirst para.\n\n```\ncode\n```\n\n<!-- segue-disable-next -->\nSecond para.\n\n# U\n\nOther.\n";
+        let doc = parse(src, Format::Markdown);
+        let spans = unit_extents(&doc, src, Container::Section(0)).unwrap();
+        assert_eq!(spans[0].slice(src), "First para.\n\n```\ncode\n```");
+        assert_eq!(spans[1].slice(src), "<!-- segue-disable-next -->\nSecond para.");
+    }
+
+    #[test]
+    fn sentence_extents_include_glued_markup_and_skip_lists() {
+        let src = "**Bold first.** Then *second one.* Last (third).\n\n- item one\n";
+        let doc = parse(src, Format::Markdown);
+        let c = Container::Paragraph { section: 0, paragraph: 0 };
+        let spans = unit_extents(&doc, src, c).unwrap();
+        let texts: Vec<&str> = spans.iter().map(|s| s.slice(src)).collect();
+        assert_eq!(texts, vec!["**Bold first.**", "Then *second one.*", "Last (third)."]);
+        let out = apply(src, &permute(src, &spans, &[2, 0, 1]).unwrap().unwrap()).unwrap();
+        assert_eq!(out, "Last (third). **Bold first.** Then *second one.*\n\n- item one\n");
+    }
+
+    #[test]
+    fn proposes_a_chain_and_declines_when_already_best() {
+        let src = "# S\n\nThe delta meets the echo.\n\nThe alpha meets the bravo.\n\nThe charlie meets the delta.\n\nThe bravo meets the charlie.\n";
+        let doc = parse(src, Format::Markdown);
+        let lex = Lexical::plain();
+        let p = propose(&doc, src, Container::Section(0), &lex).unwrap();
+        assert!(p.moves() && p.gain() > 0.0);
+        let out = apply(src, &permute(src, &p.spans, &p.order).unwrap().unwrap()).unwrap();
+        let doc2 = parse(&out, Format::Markdown);
+        let p2 = propose(&doc2, &out, Container::Section(0), &lex).unwrap();
+        assert!(!p2.moves(), "{out}");
+    }
+}

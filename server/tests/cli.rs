@@ -1,0 +1,833 @@
+//! End-to-end tests of the `segue` binary: exit codes, inputs (files, folders, stdin, unreadable
+//! files), every `--format`, `score`, `eval`, and snapshots of `check` on real documents.
+//!
+//! The documents that must be flagged are blatant (a paragraph about one thing with a sentence
+//! about something unrelated in the middle), so the tests hold when the scorer is retrained. The
+//! snapshots of `tests/corpus/` are different: they record what the current scorer says and must
+//! be reviewed and re-accepted when the weights or the calibration change.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What a run of the binary produced.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+/// The repository root (the workspace folder above `server/`).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the crate lives in a workspace folder")
+        .to_path_buf()
+}
+
+/// Runs `segue ARGS` in `cwd`, feeding `stdin` when given.
+fn segue_in(cwd: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_segue"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the segue binary runs");
+    if let Some(input) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin is piped");
+        pipe.write_all(input).expect("stdin accepts the input");
+    }
+    let out = child.wait_with_output().expect("segue finishes");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `segue ARGS` from the repository root.
+fn segue(args: &[&str]) -> Run {
+    segue_in(&root(), args, None)
+}
+
+/// `--scorer NAME` when `SEGUE_TEST_SCORER` is set: runs the detection tests with another scorer
+/// (snapshot tests are skipped then). By default they use the default scorer, `tier0`.
+fn scorer_override() -> Option<String> {
+    std::env::var("SEGUE_TEST_SCORER")
+        .ok()
+        .filter(|s| !s.is_empty())
+}
+
+/// The scorer whose findings the detection tests see.
+fn reporting_scorer() -> String {
+    scorer_override().unwrap_or_else(|| "tier0".to_string())
+}
+
+/// Runs `segue check --sensitivity high ARGS` in `cwd`: the inputs of these tests are blatant, and
+/// `high` keeps them flagged however the scorer's weights and calibration move.
+fn check_in(cwd: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let scorer = scorer_override();
+    let mut all = vec!["check", "--sensitivity", "high"];
+    if let Some(name) = &scorer {
+        all.extend(["--scorer", name.as_str()]);
+    }
+    all.extend_from_slice(args);
+    segue_in(cwd, &all, stdin)
+}
+
+/// A paragraph about caches with one sentence about penguins in the middle.
+const OFF_TOPIC_SENTENCE: &str = "Penguins waddle across the Antarctic ice at dawn.";
+const OFF_TOPIC: &str = "# Caches\n\n\
+The cache stores vectors in memory. The cache evicts old vectors when the cache is full. \
+Each cache entry holds vectors and a counter of hits. The cache counts the hits on the vectors of each entry. \
+Penguins waddle across the Antarctic ice at dawn. The cache grows when new vectors are added to the cache. \
+The cache shrinks when old vectors are evicted from the cache.\n";
+
+/// A document whose every sentence picks up the one before it.
+const COHERENT: &str = "# Caches\n\n\
+The cache stores vectors in memory. The cache evicts old vectors when the cache is full. \
+Each cache entry holds vectors and a counter of hits. The cache counts the hits on the vectors of each entry.\n\n\
+The cache grows when new vectors are added to the cache. The cache shrinks when old vectors are evicted \
+from the cache. A full cache evicts the vectors with the fewest hits first.\n";
+
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary folder")
+}
+
+fn write(dir: &Path, name: &str, contents: &[u8]) {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("the parent folder is created");
+    }
+    std::fs::write(path, contents).expect("the file is written");
+}
+
+/// The text a JSON range covers in `source` (zero-based lines, UTF-16 columns).
+fn slice<'a>(source: &'a str, range: &Value) -> &'a str {
+    let offset = |pos: &Value| -> usize {
+        let line = pos["line"].as_u64().expect("line") as usize;
+        let character = pos["character"].as_u64().expect("character") as usize;
+        let line_start: usize = source.split_inclusive('\n').take(line).map(str::len).sum();
+        let mut units = 0;
+        for (i, ch) in source[line_start..].char_indices() {
+            if units >= character || ch == '\n' {
+                return line_start + i;
+            }
+            units += ch.len_utf16();
+        }
+        source.len()
+    };
+    &source[offset(&range["start"])..offset(&range["end"])]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exit codes and inputs
+
+#[test]
+fn help_and_version_exit_0() {
+    for args in [
+        &["--help"][..],
+        &["check", "--help"],
+        &["score", "--help"],
+        &["eval", "--help"],
+        &["--version"],
+    ] {
+        let run = segue(args);
+        assert_eq!(run.code, 0, "segue {args:?}: {}", run.stderr);
+        assert!(!run.stdout.is_empty());
+    }
+    assert!(segue(&["--help"]).stdout.contains("check"));
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    assert_eq!(segue(&["check", "--format", "xml", "x.md"]).code, 2);
+    assert_eq!(segue(&["no-such-command"]).code, 2);
+}
+
+#[test]
+fn coherent_document_exits_0() {
+    let dir = temp_dir();
+    write(dir.path(), "good.md", COHERENT.as_bytes());
+    for sensitivity in ["low", "medium", "high"] {
+        let scorer = scorer_override();
+        let mut args = vec!["check", "--sensitivity", sensitivity];
+        if let Some(name) = &scorer {
+            args.extend(["--scorer", name.as_str()]);
+        }
+        args.push("good.md");
+        let run = segue_in(dir.path(), &args, None);
+        assert_eq!(
+            run.code, 0,
+            "--sensitivity {sensitivity}:\n{}{}",
+            run.stdout, run.stderr
+        );
+        assert!(
+            run.stdout.contains("No weak transitions in 1 file."),
+            "{}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn off_topic_sentence_exits_1_and_is_reported() {
+    let dir = temp_dir();
+    write(dir.path(), "bad.md", OFF_TOPIC.as_bytes());
+    let run = check_in(dir.path(), &["bad.md"], None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let line = OFF_TOPIC.lines().nth(2).expect("the paragraph line");
+    let col = line.find(OFF_TOPIC_SENTENCE).expect("the sentence") + 1;
+    let header = format!("bad.md:3:{col}: warning[weak-sentence-transition]: ");
+    assert!(run.stdout.starts_with(&header), "{}", run.stdout);
+    assert!(run.stdout.contains("^^^^"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("= note: the previous sentence starts at 3:"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("(scorer {}, tier 0)", reporting_scorer())),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains('\u{1b}'),
+        "no colour when stdout is not a terminal"
+    );
+}
+
+#[test]
+fn missing_file_exits_2_and_the_others_are_still_reported() {
+    let dir = temp_dir();
+    write(dir.path(), "bad.md", OFF_TOPIC.as_bytes());
+    write(dir.path(), "good.md", COHERENT.as_bytes());
+    let run = check_in(dir.path(), &["bad.md", "missing.md", "good.md"], None);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("bad.md:3:"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("missing.md: error: cannot read"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("1 finding in 2 files"),
+        "{}",
+        run.stdout
+    );
+
+    let json = check_in(
+        dir.path(),
+        &["--format", "json", "bad.md", "missing.md", "good.md"],
+        None,
+    );
+    assert_eq!(json.code, 2);
+    let files = json.json()["files"].as_array().cloned().unwrap_or_default();
+    let paths: Vec<&str> = files.iter().filter_map(|f| f["path"].as_str()).collect();
+    assert_eq!(paths, ["bad.md", "missing.md", "good.md"]);
+    assert_eq!(files[0]["findings"].as_array().map(Vec::len), Some(1));
+    assert!(files[1]["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("cannot read")));
+    assert_eq!(files[2]["findings"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn binary_and_non_utf8_files_are_errors() {
+    let dir = temp_dir();
+    write(dir.path(), "image.md", b"PNG\0\0\x01binary");
+    write(
+        dir.path(),
+        "latin1.txt",
+        b"Caf\xe9 au lait is a drink. The caf\xe9 serves it.\n",
+    );
+    write(dir.path(), "good.md", COHERENT.as_bytes());
+    let run = check_in(dir.path(), &["image.md", "latin1.txt", "good.md"], None);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("image.md: error: file looks binary"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("latin1.txt: error: file is not valid UTF-8"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("No weak transitions in 1 file. 2 files could not be checked"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn stdin_is_read_with_a_dash() {
+    let dir = temp_dir();
+    let run = check_in(dir.path(), &["-"], Some(OFF_TOPIC.as_bytes()));
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.starts_with("-:3:"), "{}", run.stdout);
+
+    let clean = check_in(
+        dir.path(),
+        &["--format", "json", "-"],
+        Some(COHERENT.as_bytes()),
+    );
+    assert_eq!(clean.code, 0, "{}{}", clean.stdout, clean.stderr);
+    assert_eq!(clean.json()["files"][0]["path"], "-");
+}
+
+#[test]
+fn folders_are_walked_honouring_gitignore() {
+    let dir = temp_dir();
+    write(dir.path(), ".gitignore", b"ignored.md\n");
+    write(dir.path(), "ignored.md", OFF_TOPIC.as_bytes());
+    write(dir.path(), "a.md", COHERENT.as_bytes());
+    write(dir.path(), "sub/b.txt", COHERENT.as_bytes());
+    write(dir.path(), "sub/c.md", OFF_TOPIC.as_bytes());
+    write(dir.path(), "sub/data.json", b"{\"not\": \"prose\"}");
+    let run = check_in(dir.path(), &["--format", "json", "."], None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    let mut paths: Vec<String> = json["files"]
+        .as_array()
+        .map(|files| {
+            files
+                .iter()
+                .filter_map(|f| f["path"].as_str())
+                .map(|p| p.replace('\\', "/"))
+                .collect()
+        })
+        .unwrap_or_default();
+    paths.sort();
+    assert_eq!(paths, ["./a.md", "./sub/b.txt", "./sub/c.md"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output formats
+
+#[test]
+fn json_has_the_documented_shape_and_utf16_columns() {
+    let dir = temp_dir();
+    // Two emoji (two UTF-16 units and four bytes each) and an accented letter before the finding,
+    // on the same line.
+    let doc = OFF_TOPIC.replace("The cache stores", "🚀🚀 The café cache stores");
+    write(dir.path(), "emoji.md", doc.as_bytes());
+    let run = check_in(dir.path(), &["--format", "json", "emoji.md"], None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    assert_eq!(json["scorer"], reporting_scorer().as_str());
+    assert_eq!(json["tier"], 0);
+    let file = &json["files"][0];
+    assert_eq!(file["path"], "emoji.md");
+    assert!(file["score"].is_number());
+    let findings = file["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    let f = &findings[0];
+    assert_eq!(f["code"], "weak-sentence-transition");
+    assert_eq!(f["severity"], "warning");
+    assert!(f["message"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("Weak sentence transition")));
+    assert!(f["score"]
+        .as_f64()
+        .is_some_and(|s| (0.0..=1.0).contains(&s)));
+    for key in ["level", "median", "floor", "scorer", "shared", "related"] {
+        assert!(f.get(key).is_some(), "missing key {key}");
+    }
+
+    let line = doc.lines().nth(2).expect("the paragraph line");
+    let before = &line[..line.find(OFF_TOPIC_SENTENCE).expect("the sentence")];
+    let utf16: usize = before.encode_utf16().count();
+    assert_ne!(utf16, before.len(), "the prefix has non-ASCII text");
+    assert_ne!(
+        utf16,
+        before.chars().count(),
+        "the prefix has characters outside the BMP"
+    );
+    let range = &f["range"];
+    assert_eq!(range["start"]["line"], 2);
+    assert_eq!(range["start"]["character"], utf16 as u64);
+    assert_eq!(range["end"]["line"], 2);
+    assert_eq!(
+        range["end"]["character"],
+        (utf16 + OFF_TOPIC_SENTENCE.len()) as u64
+    );
+    assert_eq!(slice(&doc, range), OFF_TOPIC_SENTENCE);
+    assert!(slice(&doc, &f["related"]["range"]).starts_with("The cache counts the hits"));
+
+    // The text report shows the same column, plus one.
+    let text = check_in(dir.path(), &["emoji.md"], None);
+    assert!(
+        text.stdout
+            .starts_with(&format!("emoji.md:3:{}: ", utf16 + 1)),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn text_snippets_survive_wide_and_multi_line_text() {
+    let dir = temp_dir();
+    // A paragraph wrapped over several lines, with CJK text before the off-topic sentence.
+    let doc = "The cache stores vectors in memory. The cache evicts old vectors when\n\
+               the cache is full. Each cache entry holds vectors and a counter of hits. The\n\
+               cache counts the hits (漢字) on the vectors of each entry. Penguins waddle across the\n\
+               Antarctic ice at dawn, and penguins dive into the cold southern sea for fish\n\
+               every single day. The cache grows when new vectors are added to the cache. The\n\
+               cache shrinks when old vectors are evicted from the cache.\n";
+    write(dir.path(), "wrapped.md", doc.as_bytes());
+    let run = check_in(dir.path(), &["wrapped.md"], None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let third = doc.lines().nth(2).expect("line 3");
+    let prefix = &third[..third.find("Penguins").expect("Penguins")];
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let header = format!(
+        "wrapped.md:3:{}: warning[weak-sentence-transition]",
+        prefix.encode_utf16().count() + 1
+    );
+    assert!(lines[0].starts_with(&header), "{}", run.stdout);
+    assert_eq!(lines[1], "  |");
+    assert_eq!(lines[2], format!("3 | {third}"));
+    // The underline starts under "Penguins" (the CJK characters are two columns wide) and runs
+    // to the end of the line.
+    let width: usize = prefix
+        .chars()
+        .map(|c| {
+            if ('\u{4E00}'..='\u{9FFF}').contains(&c) {
+                2
+            } else {
+                1
+            }
+        })
+        .sum();
+    let rest = third.len() - prefix.len();
+    assert_eq!(
+        lines[3],
+        format!("  | {}{}", " ".repeat(width), "^".repeat(rest))
+    );
+    assert_eq!(
+        lines[4],
+        "4 | Antarctic ice at dawn, and penguins dive into the cold southern sea for fish"
+    );
+    assert_eq!(lines[5], "...");
+    assert!(
+        lines[6].starts_with("  = note: the previous sentence starts at 2:"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn github_annotations() {
+    let dir = temp_dir();
+    write(dir.path(), "bad.md", OFF_TOPIC.as_bytes());
+    write(dir.path(), "odd, name.md", OFF_TOPIC.as_bytes());
+    let run = check_in(
+        dir.path(),
+        &["--format", "github", "bad.md", "odd, name.md", "gone.md"],
+        None,
+    );
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    let line = OFF_TOPIC.lines().nth(2).expect("the paragraph line");
+    let col = line.find(OFF_TOPIC_SENTENCE).expect("the sentence") + 1;
+    let props = format!(
+        "line=3,col={col},endLine=3,endColumn={}",
+        col + OFF_TOPIC_SENTENCE.len()
+    );
+    let expected = format!("::warning file=bad.md,{props},title=segue(weak-sentence-transition)::Weak sentence transition: ");
+    assert!(lines[0].starts_with(&expected), "{}", lines[0]);
+    assert!(
+        lines[1].starts_with("::warning file=odd%2C name.md,line=3,"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with("::error file=gone.md,title=segue::cannot read: "),
+        "{}",
+        lines[2]
+    );
+}
+
+#[test]
+fn severity_setting_maps_to_notice_and_note() {
+    let dir = temp_dir();
+    write(dir.path(), "segue.toml", b"severity = \"hint\"\n");
+    write(dir.path(), "bad.md", OFF_TOPIC.as_bytes());
+    let github = check_in(dir.path(), &["--format", "github", "bad.md"], None);
+    assert_eq!(github.code, 1, "{}{}", github.stdout, github.stderr);
+    assert!(
+        github.stdout.starts_with("::notice file=bad.md,"),
+        "{}",
+        github.stdout
+    );
+    let sarif = check_in(dir.path(), &["--format", "sarif", "bad.md"], None);
+    assert_eq!(sarif.json()["runs"][0]["results"][0]["level"], "note");
+    let text = check_in(dir.path(), &["bad.md"], None);
+    assert!(
+        text.stdout.contains(": hint[weak-sentence-transition]: "),
+        "{}",
+        text.stdout
+    );
+}
+
+/// The SARIF 2.1.0 schema shipped in `tests/fixtures/sarif/`.
+fn sarif_validator() -> jsonschema::Validator {
+    let path = root().join("tests/fixtures/sarif/sarif-2.1.0-rtm.5.json");
+    let text = std::fs::read_to_string(&path).expect("the SARIF schema fixture is readable");
+    let schema: Value = serde_json::from_str(&text).expect("the SARIF schema is JSON");
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the SARIF schema compiles")
+}
+
+fn assert_valid_sarif(validator: &jsonschema::Validator, log: &Value) {
+    let errors: Vec<String> = validator
+        .iter_errors(log)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "invalid SARIF:\n{}\n{log:#}",
+        errors.join("\n")
+    );
+}
+
+#[test]
+fn sarif_validates_against_the_official_schema() {
+    let validator = sarif_validator();
+    // The schema is strict enough to catch mistakes.
+    assert!(!validator.is_valid(&serde_json::json!({"version": "2.1.0", "runs": [{"tool": {}}]})));
+
+    let dir = temp_dir();
+    let doc = OFF_TOPIC.replace("The cache stores", "🚀 The cache stores");
+    write(dir.path(), "docs/my notes.md", doc.as_bytes());
+    write(dir.path(), "good.md", COHERENT.as_bytes());
+    let run = check_in(
+        dir.path(),
+        &["--format", "sarif", "docs/my notes.md", "good.md"],
+        None,
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let log = run.json();
+    assert_valid_sarif(&validator, &log);
+
+    let run0 = &log["runs"][0];
+    let driver = &run0["tool"]["driver"];
+    assert_eq!(driver["name"], "segue");
+    assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
+    assert!(driver["informationUri"]
+        .as_str()
+        .is_some_and(|u| u.starts_with("https://")));
+    let rules = driver["rules"].as_array().expect("rules");
+    let ids: Vec<&str> = rules.iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!(
+        ids,
+        ["weak-sentence-transition", "weak-paragraph-transition"]
+    );
+    for rule in rules {
+        assert!(rule["helpUri"]
+            .as_str()
+            .is_some_and(|u| u.contains("docs/guide.md#")));
+        assert!(rule["shortDescription"]["text"].is_string());
+        assert!(rule["fullDescription"]["text"].is_string());
+    }
+    assert_eq!(run0["columnKind"], "utf16CodeUnits");
+    assert_eq!(run0["invocations"][0]["executionSuccessful"], true);
+
+    let results = run0["results"].as_array().expect("results");
+    assert_eq!(results.len(), 1);
+    let r = &results[0];
+    assert_eq!(r["ruleId"], "weak-sentence-transition");
+    let index = r["ruleIndex"].as_u64().expect("ruleIndex") as usize;
+    assert_eq!(rules[index]["id"], r["ruleId"]);
+    assert_eq!(r["level"], "warning");
+    assert!(r["message"]["text"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("Weak sentence transition")));
+    let location = &r["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "docs/my%20notes.md");
+    // SARIF columns: 1-based UTF-16 code units, end-exclusive.
+    let line = doc.lines().nth(2).expect("the paragraph line");
+    let utf16 = line[..line.find(OFF_TOPIC_SENTENCE).expect("the sentence")]
+        .encode_utf16()
+        .count();
+    let region = &location["region"];
+    assert_eq!(region["startLine"], 3);
+    assert_eq!(region["startColumn"], (utf16 + 1) as u64);
+    assert_eq!(region["endLine"], 3);
+    assert_eq!(
+        region["endColumn"],
+        (utf16 + 1 + OFF_TOPIC_SENTENCE.len()) as u64
+    );
+    let related = &r["relatedLocations"][0]["physicalLocation"]["region"];
+    assert_eq!(related["startLine"], 3);
+    assert!(related["startColumn"].as_u64() < region["startColumn"].as_u64());
+    for key in ["score", "median", "scorer"] {
+        assert!(r["properties"].get(key).is_some(), "missing property {key}");
+    }
+}
+
+#[test]
+fn sarif_reports_unreadable_files_as_notifications() {
+    let validator = sarif_validator();
+    let dir = temp_dir();
+    write(dir.path(), "good.md", COHERENT.as_bytes());
+    write(dir.path(), "blob.md", b"\0\0\0");
+    let run = check_in(
+        dir.path(),
+        &["--format", "sarif", "good.md", "blob.md", "gone.md"],
+        None,
+    );
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    let log = run.json();
+    assert_valid_sarif(&validator, &log);
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    let notes = invocation["toolExecutionNotifications"]
+        .as_array()
+        .expect("notifications");
+    assert_eq!(notes.len(), 2);
+    assert!(notes.iter().all(|n| n["level"] == "error"));
+    assert!(notes[0]["message"]["text"]
+        .as_str()
+        .is_some_and(|m| m.contains("binary")));
+    assert_eq!(
+        notes[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "gone.md"
+    );
+    assert_eq!(log["runs"][0]["results"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn sarif_for_the_corpus_is_valid_and_every_region_has_a_start_line() {
+    let validator = sarif_validator();
+    let run = segue(&[
+        "check",
+        "--format",
+        "sarif",
+        "docs/sample.md",
+        "tests/corpus/ciborium-readme.md",
+        "tests/corpus/nomicon-unwinding.txt",
+    ]);
+    let log = run.json();
+    assert_valid_sarif(&validator, &log);
+    // SARIF 2.1.0 Errata 01 requires a start line (or offset) in every region.
+    for r in log["runs"][0]["results"].as_array().into_iter().flatten() {
+        for loc in r["locations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(r["relatedLocations"].as_array().into_iter().flatten())
+        {
+            assert!(
+                loc["physicalLocation"]["region"]["startLine"].as_u64() >= Some(1),
+                "{loc:#}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The README's sample, real documents and snapshots
+
+#[test]
+fn sample_document_flags_its_off_topic_sentence() {
+    let source =
+        std::fs::read_to_string(root().join("docs/sample.md")).expect("docs/sample.md is readable");
+    let run = segue(&["check", "--format", "json", "docs/sample.md"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    let findings = json["files"][0]["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let flagged: Vec<&str> = findings
+        .iter()
+        .map(|f| slice(&source, &f["range"]))
+        .collect();
+    assert!(
+        flagged
+            .iter()
+            .any(|s| s.starts_with("My grandmother grows prize-winning tomatoes")),
+        "{flagged:#?}"
+    );
+    // The code block is skipped: nothing in it is ever reported.
+    assert!(
+        flagged.iter().all(|s| !s.contains("openat")),
+        "{flagged:#?}"
+    );
+
+    let text = segue(&["check", "docs/sample.md"]);
+    assert_eq!(text.code, 1);
+    assert!(
+        text.stdout
+            .contains("My grandmother grows prize-winning tomatoes"),
+        "{}",
+        text.stdout
+    );
+}
+
+/// The corpus documents, as paths relative to the repository root.
+const CORPUS: &[&str] = &[
+    "tests/corpus/ciborium-readme.md",
+    "tests/corpus/idna-readme.md",
+    "tests/corpus/idna-adapter-readme.md",
+    "tests/corpus/nomicon-unwinding.txt",
+];
+
+#[test]
+fn snapshot_text_report_of_the_corpus() {
+    if scorer_override().is_some() {
+        return; // the snapshots record the default scorer
+    }
+    let mut args = vec!["check", "--tier", "0"];
+    args.extend_from_slice(CORPUS);
+    args.push("docs/sample.md");
+    let run = segue(&args);
+    assert!(
+        run.code == 0 || run.code == 1,
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    insta::assert_snapshot!("corpus_text", run.stdout);
+}
+
+#[test]
+fn snapshot_json_report_of_the_corpus() {
+    if scorer_override().is_some() {
+        return; // the snapshots record the default scorer
+    }
+    for path in CORPUS {
+        let run = segue(&["check", "--tier", "0", "--format", "json", path]);
+        assert!(
+            run.code == 0 || run.code == 1,
+            "{}{}",
+            run.stdout,
+            run.stderr
+        );
+        let name = Path::new(path)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("doc")
+            .replace('.', "_");
+        insta::assert_json_snapshot!(format!("corpus_json_{name}"), run.json());
+    }
+}
+
+#[test]
+fn snapshot_github_report_of_the_sample() {
+    if scorer_override().is_some() {
+        return; // the snapshots record the default scorer
+    }
+    let run = segue(&["check", "--format", "github", "docs/sample.md"]);
+    insta::assert_snapshot!("sample_github", run.stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// score and eval
+
+#[test]
+fn score_prints_a_table_and_json() {
+    let run = segue(&["score", "tests/corpus/nomicon-unwinding.txt"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("sentence transitions"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("paragraph transitions"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("tier0"), "{}", run.stdout);
+    assert!(
+        run.stdout.lines().any(|l| l.starts_with("document")),
+        "{}",
+        run.stdout
+    );
+
+    let json = segue(&["score", "--json", "tests/corpus/nomicon-unwinding.txt"]).json();
+    assert_eq!(json["path"], "tests/corpus/nomicon-unwinding.txt");
+    assert!(json["document"]["tier0"].is_number(), "{json:#}");
+    let sentences = json["transitions"]["sentence"]
+        .as_array()
+        .expect("sentence transitions");
+    assert!(!sentences.is_empty());
+    for t in sentences {
+        assert!(t["from"].is_string() && t["to"].is_string());
+        let score = t["scores"]["tier0"].as_f64().expect("a tier0 score");
+        assert!((0.0..=1.0).contains(&score));
+    }
+    assert!(json["transitions"]["paragraph"].is_array());
+
+    assert_eq!(segue(&["score", "no/such/file.md"]).code, 2);
+}
+
+#[test]
+fn eval_json_has_the_documented_shape() {
+    let run = segue(&[
+        "eval",
+        "--data",
+        "tests/fixtures/eval-small.jsonl",
+        "--copies",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    assert_eq!(json["task"], "discrimination");
+    assert_eq!(json["documents"], 5);
+    let results = json["results"].as_array().expect("results");
+    assert!(!results.is_empty());
+    for r in results {
+        assert!(r["scorer"].is_string(), "{r}");
+        assert!(r["level"] == "sentence" || r["level"] == "paragraph", "{r}");
+        assert!(r["degradation"].is_string(), "{r}");
+        let accuracy = r["accuracy"].as_f64().expect("accuracy");
+        assert!((0.0..=1.0).contains(&accuracy), "{r}");
+    }
+    assert!(results.iter().any(|r| r["scorer"] == "tier0"));
+
+    let table = segue(&[
+        "eval",
+        "--data",
+        "tests/fixtures/eval-small.jsonl",
+        "--copies",
+        "1",
+    ]);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(
+        table.stdout.contains("discrimination accuracy"),
+        "{}",
+        table.stdout
+    );
+}
