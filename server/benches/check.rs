@@ -23,14 +23,19 @@ fn bench(c: &mut Criterion) {
         b.iter(|| parse(black_box(DOC), Format::Markdown))
     });
     for name in set.names() {
-        let Some(scorer) = set.get(name) else { continue };
-        group.bench_function(format!("check with {name} (segment + score + findings)"), |b| {
-            b.iter(|| {
-                let doc = parse(black_box(DOC), Format::Markdown);
-                let analysis = analyze(&doc, scorer.as_ref());
-                findings(&analysis, &calibration, Sensitivity::Medium)
-            })
-        });
+        let Some(scorer) = set.get(name) else {
+            continue;
+        };
+        group.bench_function(
+            format!("check with {name} (segment + score + findings)"),
+            |b| {
+                b.iter(|| {
+                    let doc = parse(black_box(DOC), Format::Markdown);
+                    let analysis = analyze(&doc, scorer.as_ref());
+                    findings(&analysis, &calibration, Sensitivity::Medium)
+                })
+            },
+        );
     }
     group.finish();
 }

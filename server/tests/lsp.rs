@@ -11,6 +11,12 @@ fn quick() -> Option<Value> {
     Some(json!({"debounce": 0}))
 }
 
+/// Tests that need findings use the `lexical` scorer: its scores are plain cosines, stable while
+/// the tier-0 model is retrained, and an off-topic paragraph scores 0 under it.
+fn lexical() -> Option<Value> {
+    Some(json!({"debounce": 0, "scorer": "lexical"}))
+}
+
 fn started(caps: lsp::ClientCapabilities, options: Option<Value>) -> Client {
     let mut c = Client::spawn();
     c.initialize(caps, None, options);
@@ -30,7 +36,10 @@ fn initialize_advertises_capabilities() {
     assert_eq!(caps["positionEncoding"], "utf-16");
     assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
     assert_eq!(caps["hoverProvider"], true);
-    assert_eq!(caps["codeActionProvider"]["codeActionKinds"], json!(["quickfix", "refactor.rewrite"]));
+    assert_eq!(
+        caps["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix", "refactor.rewrite"])
+    );
     assert_eq!(
         caps["executeCommandProvider"]["commands"],
         json!(["segue.checkWorkspace", "segue.showDocumentScore"])
@@ -42,7 +51,7 @@ fn initialize_advertises_capabilities() {
 
 #[test]
 fn open_publishes_diagnostics_on_the_later_unit() {
-    let mut c = started(push_caps(), quick());
+    let mut c = started(push_caps(), lexical());
     let uri = scratch_uri("blatant.md");
     c.open(&uri, "markdown", 1, BLATANT_MD);
     let diags = c.diagnostics(&uri, 1);
@@ -68,7 +77,7 @@ fn open_publishes_diagnostics_on_the_later_unit() {
     let data = d.data.as_ref().expect("data");
     assert_eq!(data["version"], 1);
     assert!(data["score"].as_f64().is_some() && data["median"].as_f64().is_some());
-    assert_eq!(data["scorer"], "tier0");
+    assert_eq!(data["scorer"], "lexical");
     assert!(c.shutdown_and_exit().success());
 }
 
@@ -104,7 +113,11 @@ fn hover_shows_scores_median_reason_and_scorer() {
         "Why",
         "shares",
     ] {
-        assert!(m.value.contains(needle), "{needle:?} missing from\n{}", m.value);
+        assert!(
+            m.value.contains(needle),
+            "{needle:?} missing from\n{}",
+            m.value
+        );
     }
     let r = hover.range.expect("range");
     assert_eq!(r.start.line, line);
@@ -113,7 +126,10 @@ fn hover_shows_scores_median_reason_and_scorer() {
         let h: Option<lsp::Hover> = c.request::<lsp::request::HoverRequest>(lsp::HoverParams {
             text_document_position_params: lsp::TextDocumentPositionParams {
                 text_document: lsp::TextDocumentIdentifier { uri: uri.clone() },
-                position: lsp::Position { line: l, character: ch },
+                position: lsp::Position {
+                    line: l,
+                    character: ch,
+                },
             },
             work_done_progress_params: Default::default(),
         });
@@ -129,34 +145,54 @@ Penguins waddle across the Antarctic ice and eat krill.\n\n\
 The cache evicts old vectors from memory when the cache is full.\n\n\
 Krill swarm under the Antarctic ice where penguins eat them.\n";
 
-fn code_action_request(c: &mut Client, uri: &lsp::Uri, r: lsp::Range, diags: Vec<lsp::Diagnostic>, only: Option<Vec<lsp::CodeActionKind>>) -> Vec<lsp::CodeAction> {
-    actions(c.request::<lsp::request::CodeActionRequest>(lsp::CodeActionParams {
-        text_document: lsp::TextDocumentIdentifier { uri: uri.clone() },
-        range: r,
-        context: lsp::CodeActionContext {
-            diagnostics: diags,
-            only,
-            trigger_kind: None,
-        },
-        work_done_progress_params: Default::default(),
-        partial_result_params: Default::default(),
-    }))
+fn code_action_request(
+    c: &mut Client,
+    uri: &lsp::Uri,
+    r: lsp::Range,
+    diags: Vec<lsp::Diagnostic>,
+    only: Option<Vec<lsp::CodeActionKind>>,
+) -> Vec<lsp::CodeAction> {
+    actions(
+        c.request::<lsp::request::CodeActionRequest>(lsp::CodeActionParams {
+            text_document: lsp::TextDocumentIdentifier { uri: uri.clone() },
+            range: r,
+            context: lsp::CodeActionContext {
+                diagnostics: diags,
+                only,
+                trigger_kind: None,
+            },
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        }),
+    )
 }
 
 fn paragraphs(text: &str) -> Vec<&str> {
-    text.split("\n\n").map(str::trim).filter(|p| !p.is_empty() && !p.starts_with('#')).collect()
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && !p.starts_with('#'))
+        .collect()
 }
 
 #[test]
 fn reorder_action_permutes_the_original_paragraphs() {
-    let mut c = started(push_caps(), quick());
+    let mut c = started(push_caps(), lexical());
     let uri = scratch_uri("shuffled.md");
     c.open(&uri, "markdown", 1, SHUFFLED_MD);
     c.diagnostics(&uri, 1);
-    let found = code_action_request(&mut c, &uri, range(2, 3, 2, 3), vec![], Some(vec![lsp::CodeActionKind::REFACTOR]));
+    let found = code_action_request(
+        &mut c,
+        &uri,
+        range(2, 3, 2, 3),
+        vec![],
+        Some(vec![lsp::CodeActionKind::REFACTOR]),
+    );
     let action = found
         .iter()
-        .find(|a| a.title.starts_with("Reorder paragraphs in this section (coherence "))
+        .find(|a| {
+            a.title
+                .starts_with("Reorder paragraphs in this section (coherence ")
+        })
         .unwrap_or_else(|| panic!("no reorder action in {found:#?}"));
     assert_eq!(action.kind, Some(lsp::CodeActionKind::REFACTOR_REWRITE));
     // The title shows before → after with a gain.
@@ -175,18 +211,35 @@ fn reorder_action_permutes_the_original_paragraphs() {
     assert_eq!(after.len(), SHUFFLED_MD.len());
     before_units.sort_unstable();
     after_units.sort_unstable();
-    assert_eq!(before_units, after_units, "a permutation of the paragraphs, byte for byte");
+    assert_eq!(
+        before_units, after_units,
+        "a permutation of the paragraphs, byte for byte"
+    );
     // The versioned edit applies on the server too; afterwards the order is already best.
-    let Some(lsp::DocumentChanges::Edits(es)) = &action.edit.as_ref().expect("edit").document_changes else {
+    let Some(lsp::DocumentChanges::Edits(es)) =
+        &action.edit.as_ref().expect("edit").document_changes
+    else {
         panic!("versioned edits expected");
     };
     assert_eq!(es[0].text_document.version, Some(1));
-    c.change(&uri, 2, edits.iter().map(|e| edit(e.range, &e.new_text)).collect());
+    c.change(
+        &uri,
+        2,
+        edits.iter().map(|e| edit(e.range, &e.new_text)).collect(),
+    );
     assert_eq!(c.debug_text(&uri), (2, after.clone()));
     c.diagnostics(&uri, 2);
-    let again = code_action_request(&mut c, &uri, range(2, 3, 2, 3), vec![], Some(vec![lsp::CodeActionKind::REFACTOR]));
+    let again = code_action_request(
+        &mut c,
+        &uri,
+        range(2, 3, 2, 3),
+        vec![],
+        Some(vec![lsp::CodeActionKind::REFACTOR]),
+    );
     assert!(
-        !again.iter().any(|a| a.title.starts_with("Reorder paragraphs")),
+        !again
+            .iter()
+            .any(|a| a.title.starts_with("Reorder paragraphs")),
         "no action when the order is already best: {again:#?}"
     );
     assert!(c.shutdown_and_exit().success());
@@ -194,7 +247,7 @@ fn reorder_action_permutes_the_original_paragraphs() {
 
 #[test]
 fn quick_fixes_reorder_and_disable_the_flagged_unit() {
-    let mut c = started(push_caps(), quick());
+    let mut c = started(push_caps(), lexical());
     let uri = scratch_uri("fix.md");
     c.open(&uri, "markdown", 1, BLATANT_MD);
     let diags = c.diagnostics(&uri, 1);
@@ -211,28 +264,43 @@ fn quick_fixes_reorder_and_disable_the_flagged_unit() {
     let after = apply_edits(BLATANT_MD, &edits);
     let line = d.range.start.line as usize;
     assert_eq!(after.lines().nth(line), Some("<!-- segue-disable-next -->"));
-    c.change(&uri, 2, edits.iter().map(|e| edit(e.range, &e.new_text)).collect());
+    c.change(
+        &uri,
+        2,
+        edits.iter().map(|e| edit(e.range, &e.new_text)).collect(),
+    );
     let after_diags = c.diagnostics(&uri, 2);
     assert!(
-        !after_diags.iter().any(|x| x.range.start.line == d.range.start.line + 1),
+        !after_diags
+            .iter()
+            .any(|x| x.range.start.line == d.range.start.line + 1),
         "the disabled paragraph is no longer flagged: {after_diags:#?}"
     );
     // Stale diagnostic data (version 1) on version 2 offers nothing.
-    let stale = code_action_request(&mut c, &uri, d.range, vec![d.clone()], Some(vec![lsp::CodeActionKind::QUICKFIX]));
+    let stale = code_action_request(
+        &mut c,
+        &uri,
+        d.range,
+        vec![d.clone()],
+        Some(vec![lsp::CodeActionKind::QUICKFIX]),
+    );
     assert!(stale.is_empty(), "{stale:#?}");
     assert!(c.shutdown_and_exit().success());
 }
 
 #[test]
 fn plain_text_has_no_disable_action() {
-    let mut c = started(push_caps(), quick());
+    let mut c = started(push_caps(), lexical());
     let uri = scratch_uri("plain.txt");
     let text = BLATANT_MD.replace("# Caches\n\n", "");
     c.open(&uri, "plaintext", 1, &text);
     let diags = c.diagnostics(&uri, 1);
     for d in &diags {
         let found = code_action_request(&mut c, &uri, d.range, vec![d.clone()], None);
-        assert!(!found.iter().any(|a| a.title.starts_with("Disable")), "{found:#?}");
+        assert!(
+            !found.iter().any(|a| a.title.starts_with("Disable")),
+            "{found:#?}"
+        );
     }
     assert!(c.shutdown_and_exit().success());
 }
@@ -240,7 +308,7 @@ fn plain_text_has_no_disable_action() {
 #[test]
 fn pull_clients_get_no_push_and_unchanged_reports() {
     let mut c = Client::spawn();
-    c.config = json!({"debounce": 0});
+    c.config = json!({"debounce": 0, "scorer": "lexical"});
     c.initialize(pull_caps(), None, None);
     let uri = scratch_uri("pull.md");
     c.open(&uri, "markdown", 1, BLATANT_MD);
@@ -280,32 +348,47 @@ fn pull_clients_get_no_push_and_unchanged_reports() {
         .expect("pull");
     assert_eq!(none["items"], json!([]));
     c.drain_for(Duration::from_millis(300));
-    assert!(c.take_published(&uri).is_empty(), "a pull client gets no pushed diagnostics");
+    assert!(
+        c.take_published(&uri).is_empty(),
+        "a pull client gets no pushed diagnostics"
+    );
     assert!(c.shutdown_and_exit().success());
 }
 
 #[test]
 fn configuration_is_pulled_warned_about_and_reapplied() {
     let mut c = Client::spawn();
-    c.config = json!({"debounce": 0, "severity": "error", "colour": "red"});
+    c.config = json!({"debounce": 0, "scorer": "lexical", "severity": "error", "colour": "red"});
     let mut caps = push_caps();
     caps.workspace = pull_caps().workspace;
     c.initialize(caps, None, None);
-    let warning = c.wait_notification::<lsp::notification::ShowMessage>(|p| p.message.contains("colour"));
+    let warning =
+        c.wait_notification::<lsp::notification::ShowMessage>(|p| p.message.contains("colour"));
     assert_eq!(warning.typ, lsp::MessageType::WARNING);
     let uri = scratch_uri("config.md");
     c.open(&uri, "markdown", 1, BLATANT_MD);
     let diags = c.diagnostics(&uri, 1);
     assert!(!diags.is_empty());
-    assert!(diags.iter().all(|d| d.severity == Some(lsp::DiagnosticSeverity::ERROR)));
-    assert!(c.server_requests.iter().any(|(m, _)| m == "workspace/configuration"));
+    assert!(diags
+        .iter()
+        .all(|d| d.severity == Some(lsp::DiagnosticSeverity::ERROR)));
+    assert!(c
+        .server_requests
+        .iter()
+        .any(|(m, _)| m == "workspace/configuration"));
     // A settings change re-publishes with the new severity; a bad value warns and keeps the default.
-    c.config = json!({"debounce": 0, "severity": "hint", "sensitivity": "extreme"});
-    c.notify::<lsp::notification::DidChangeConfiguration>(lsp::DidChangeConfigurationParams { settings: Value::Null });
+    c.config =
+        json!({"debounce": 0, "scorer": "lexical", "severity": "hint", "sensitivity": "extreme"});
+    c.notify::<lsp::notification::DidChangeConfiguration>(lsp::DidChangeConfigurationParams {
+        settings: Value::Null,
+    });
     c.wait_notification::<lsp::notification::ShowMessage>(|p| p.message.contains("sensitivity"));
     let u = uri.clone();
     let republished = c.wait_notification::<lsp::notification::PublishDiagnostics>(move |p| {
-        p.uri == u && p.diagnostics.iter().any(|d| d.severity == Some(lsp::DiagnosticSeverity::HINT))
+        p.uri == u
+            && p.diagnostics
+                .iter()
+                .any(|d| d.severity == Some(lsp::DiagnosticSeverity::HINT))
     });
     assert_eq!(republished.version, Some(1));
     assert!(c.shutdown_and_exit().success());
@@ -313,7 +396,7 @@ fn configuration_is_pulled_warned_about_and_reapplied() {
 
 #[test]
 fn pushed_settings_work_without_workspace_configuration() {
-    let mut c = started(push_caps(), quick());
+    let mut c = started(push_caps(), lexical());
     let uri = scratch_uri("pushed.md");
     c.open(&uri, "markdown", 1, BLATANT_MD);
     assert!(!c.diagnostics(&uri, 1).is_empty());
@@ -321,12 +404,16 @@ fn pushed_settings_work_without_workspace_configuration() {
         settings: json!({"segue": {"debounce": 0, "formats": ["latex"]}}),
     });
     let u = uri.clone();
-    c.wait_notification::<lsp::notification::PublishDiagnostics>(move |p| p.uri == u && p.diagnostics.is_empty());
+    c.wait_notification::<lsp::notification::PublishDiagnostics>(move |p| {
+        p.uri == u && p.diagnostics.is_empty()
+    });
     // Garbage settings: a warning, defaults, and a live server.
     c.notify::<lsp::notification::DidChangeConfiguration>(lsp::DidChangeConfigurationParams {
         settings: json!({"segue": 42}),
     });
-    c.wait_notification::<lsp::notification::ShowMessage>(|p| p.message.contains("must be an object"));
+    c.wait_notification::<lsp::notification::ShowMessage>(|p| {
+        p.message.contains("must be an object")
+    });
     assert_eq!(c.debug_text(&uri).0, 1);
     assert!(c.shutdown_and_exit().success());
 }
@@ -334,14 +421,27 @@ fn pushed_settings_work_without_workspace_configuration() {
 #[test]
 fn project_file_wins_over_editor_settings() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("segue.toml"), "severity = \"information\"\nwat = 1\n").expect("write");
+    std::fs::write(
+        dir.path().join("segue.toml"),
+        "severity = \"information\"\nwat = 1\n",
+    )
+    .expect("write");
     let mut c = Client::spawn();
-    c.initialize(push_caps(), Some(dir.path()), Some(json!({"debounce": 0, "severity": "error"})));
+    c.initialize(
+        push_caps(),
+        Some(dir.path()),
+        Some(json!({"debounce": 0, "scorer": "lexical", "severity": "error"})),
+    );
     let uri = file_uri(&dir.path().join("doc.md"));
     c.open(&uri, "markdown", 1, BLATANT_MD);
     let diags = c.diagnostics(&uri, 1);
     assert!(!diags.is_empty());
-    assert!(diags.iter().all(|d| d.severity == Some(lsp::DiagnosticSeverity::INFORMATION)), "{diags:#?}");
+    assert!(
+        diags
+            .iter()
+            .all(|d| d.severity == Some(lsp::DiagnosticSeverity::INFORMATION)),
+        "{diags:#?}"
+    );
     c.wait_notification::<lsp::notification::ShowMessage>(|p| p.message.contains("wat"));
     // Editing the file and saving it (or a watched-file event) re-reads it.
     std::fs::write(dir.path().join("segue.toml"), "severity = \"hint\"\n").expect("write");
@@ -353,7 +453,11 @@ fn project_file_wins_over_editor_settings() {
     });
     let u = uri.clone();
     c.wait_notification::<lsp::notification::PublishDiagnostics>(move |p| {
-        p.uri == u && !p.diagnostics.is_empty() && p.diagnostics.iter().all(|d| d.severity == Some(lsp::DiagnosticSeverity::HINT))
+        p.uri == u
+            && !p.diagnostics.is_empty()
+            && p.diagnostics
+                .iter()
+                .all(|d| d.severity == Some(lsp::DiagnosticSeverity::HINT))
     });
     assert!(c.shutdown_and_exit().success());
 }
@@ -362,7 +466,11 @@ fn project_file_wins_over_editor_settings() {
 fn commands_check_the_workspace_and_score_a_document() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    std::fs::write(root.join("segue.toml"), "ignore = [\"drafts/**\"]\n").expect("write");
+    std::fs::write(
+        root.join("segue.toml"),
+        "ignore = [\"drafts/**\"]\nscorer = \"lexical\"\n",
+    )
+    .expect("write");
     std::fs::write(root.join("a.md"), BLATANT_MD).expect("write");
     std::fs::write(root.join("b.txt"), "Short and fine.\n").expect("write");
     std::fs::write(root.join("c.rs"), "fn main() {}\n").expect("write");
@@ -374,7 +482,10 @@ fn commands_check_the_workspace_and_score_a_document() {
     let mut c = Client::spawn();
     c.initialize(push_caps(), Some(root), Some(json!({"debounce": 0})));
     let result = c
-        .request_raw("workspace/executeCommand", json!({"command": "segue.checkWorkspace", "arguments": []}))
+        .request_raw(
+            "workspace/executeCommand",
+            json!({"command": "segue.checkWorkspace", "arguments": []}),
+        )
         .expect("checkWorkspace");
     assert_eq!(result["files"], 2, "{result}");
     assert_eq!(result["errors"], 1, "{result}");
@@ -383,33 +494,61 @@ fn commands_check_the_workspace_and_score_a_document() {
     let a = file_uri(&root.join("a.md"));
     c.drain_for(Duration::from_millis(100));
     let published = c.take_published(&a);
-    assert!(published.iter().any(|p| !p.diagnostics.is_empty()), "{published:#?}");
-    assert!(c.take_published(&file_uri(&root.join("drafts").join("d.md"))).is_empty());
-    assert!(c.take_published(&file_uri(&root.join("skipped.md"))).is_empty());
+    assert!(
+        published.iter().any(|p| !p.diagnostics.is_empty()),
+        "{published:#?}"
+    );
+    assert!(c
+        .take_published(&file_uri(&root.join("drafts").join("d.md")))
+        .is_empty());
+    assert!(c
+        .take_published(&file_uri(&root.join("skipped.md")))
+        .is_empty());
     // Progress: the server created a token and reported begin … end.
-    assert!(c.server_requests.iter().any(|(m, _)| m == "window/workDoneProgress/create"));
+    assert!(c
+        .server_requests
+        .iter()
+        .any(|(m, _)| m == "window/workDoneProgress/create"));
     let kinds: Vec<String> = c
         .inbox
         .iter()
         .filter(|m| m["method"] == "$/progress")
-        .map(|m| m["params"]["value"]["kind"].as_str().unwrap_or("").to_string())
+        .map(|m| {
+            m["params"]["value"]["kind"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
         .collect();
-    assert_eq!(kinds.first().map(String::as_str), Some("begin"), "{kinds:?}");
+    assert_eq!(
+        kinds.first().map(String::as_str),
+        Some("begin"),
+        "{kinds:?}"
+    );
     assert_eq!(kinds.last().map(String::as_str), Some("end"), "{kinds:?}");
 
     c.open(&a, "markdown", 1, BLATANT_MD);
     c.diagnostics(&a, 1);
     let score = c
-        .request_raw("workspace/executeCommand", json!({"command": "segue.showDocumentScore", "arguments": [a.as_str()]}))
+        .request_raw(
+            "workspace/executeCommand",
+            json!({"command": "segue.showDocumentScore", "arguments": [a.as_str()]}),
+        )
         .expect("score");
     let s = score["score"].as_f64().expect("score");
     assert!((0.0..=1.0).contains(&s), "{score}");
-    assert_eq!(score["scorer"], "tier0");
+    assert_eq!(score["scorer"], "lexical");
     assert_eq!(score["version"], 1);
     c.wait_notification::<lsp::notification::ShowMessage>(|p| p.message.contains("coherence"));
-    let bad = c.request_raw("workspace/executeCommand", json!({"command": "segue.showDocumentScore", "arguments": []}));
+    let bad = c.request_raw(
+        "workspace/executeCommand",
+        json!({"command": "segue.showDocumentScore", "arguments": []}),
+    );
     assert!(bad.is_err());
-    let unknown = c.request_raw("workspace/executeCommand", json!({"command": "segue.nope", "arguments": []}));
+    let unknown = c.request_raw(
+        "workspace/executeCommand",
+        json!({"command": "segue.nope", "arguments": []}),
+    );
     assert!(unknown.is_err());
     assert!(c.shutdown_and_exit().success());
 }
@@ -426,7 +565,9 @@ fn check_workspace_can_be_cancelled_through_progress() {
         "workspace/executeCommand",
         json!({"command": "segue.checkWorkspace", "arguments": [], "workDoneToken": "tok"}),
     );
-    c.wait_message("progress begin", |m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "begin");
+    c.wait_message("progress begin", |m| {
+        m["method"] == "$/progress" && m["params"]["value"]["kind"] == "begin"
+    });
     c.notify_raw("window/workDoneProgress/cancel", json!({"token": "tok"}));
     let result = c.wait_response(id).expect("result");
     assert_eq!(result["cancelled"], true, "{result}");
@@ -463,7 +604,11 @@ fn malformed_input_and_bad_positions_do_not_kill_the_server() {
         assert_eq!(c.debug_text(&uri), (2 + i as i32, reference.clone()));
     }
     // Changes to a document that is not open, and requests about it.
-    c.change(&scratch_uri("never-opened.md"), 3, vec![edit(range(0, 0, 0, 0), "x")]);
+    c.change(
+        &scratch_uri("never-opened.md"),
+        3,
+        vec![edit(range(0, 0, 0, 0), "x")],
+    );
     let h = c.request_raw(
         "textDocument/hover",
         json!({"textDocument": {"uri": scratch_uri("never-opened.md").as_str()}, "position": {"line": 0, "character": 0}}),
@@ -505,7 +650,7 @@ fn end_of_input_ends_the_server() {
 
 #[test]
 fn closing_a_document_clears_its_diagnostics() {
-    let mut c = started(push_caps(), quick());
+    let mut c = started(push_caps(), lexical());
     let uri = scratch_uri("close.md");
     c.open(&uri, "markdown", 1, BLATANT_MD);
     assert!(!c.diagnostics(&uri, 1).is_empty());
@@ -513,6 +658,96 @@ fn closing_a_document_clears_its_diagnostics() {
         text_document: lsp::TextDocumentIdentifier { uri: uri.clone() },
     });
     let u = uri.clone();
-    c.wait_notification::<lsp::notification::PublishDiagnostics>(move |p| p.uri == u && p.diagnostics.is_empty() && p.version.is_none());
+    c.wait_notification::<lsp::notification::PublishDiagnostics>(move |p| {
+        p.uri == u && p.diagnostics.is_empty() && p.version.is_none()
+    });
+    assert!(c.shutdown_and_exit().success());
+}
+
+/// The editor and `segue check` report the same findings for the same text and settings.
+#[test]
+fn diagnostics_agree_with_segue_check() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("agree.md");
+    std::fs::write(&path, BLATANT_MD).expect("write");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_segue"))
+        .args(["check", "--format", "json", "--scorer", "lexical"])
+        .arg(&path)
+        .output()
+        .expect("segue check");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json report");
+    let cli: Vec<(Value, Value, Value)> = report["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| (f["code"].clone(), f["range"].clone(), f["message"].clone()))
+        .collect();
+    let mut c = started(push_caps(), lexical());
+    let uri = file_uri(&path);
+    c.open(&uri, "markdown", 1, BLATANT_MD);
+    let lsp: Vec<(Value, Value, Value)> = c
+        .diagnostics(&uri, 1)
+        .iter()
+        .map(|d| {
+            (
+                serde_json::to_value(&d.code).expect("code"),
+                serde_json::to_value(d.range).expect("range"),
+                Value::String(d.message.clone()),
+            )
+        })
+        .collect();
+    assert!(!lsp.is_empty());
+    assert_eq!(lsp, cli);
+    assert!(c.shutdown_and_exit().success());
+}
+
+#[test]
+fn reorder_sentences_keeps_every_sentence_and_separator() {
+    let text = "Intro line for the test.\n\n\
+The cache stores vectors in memory. Penguins eat krill under the ice.\n\
+The cache evicts old vectors from memory. Krill swarm under the ice where penguins eat.\n";
+    let mut c = started(push_caps(), lexical());
+    let uri = scratch_uri("sentences.md");
+    c.open(&uri, "markdown", 1, text);
+    c.diagnostics(&uri, 1);
+    let found = code_action_request(
+        &mut c,
+        &uri,
+        range(2, 5, 2, 5),
+        vec![],
+        Some(vec![lsp::CodeActionKind::REFACTOR_REWRITE]),
+    );
+    let action = found
+        .iter()
+        .find(|a| {
+            a.title
+                .starts_with("Reorder sentences in this paragraph (coherence ")
+        })
+        .unwrap_or_else(|| panic!("no sentence reorder in {found:#?}"));
+    let after = apply_edits(text, &edits_of(action, &uri));
+    assert_ne!(after, text);
+    assert_eq!(after.len(), text.len());
+    let split = |t: &str| -> (Vec<String>, Vec<String>) {
+        // Sentences end at ". "; the separators are the whitespace runs between them.
+        let body = &t[t.find("\n\n").expect("para") + 2..];
+        let mut sentences = Vec::new();
+        let mut seps = Vec::new();
+        let mut rest = body;
+        while let Some(i) = rest.find('.') {
+            sentences.push(rest[..=i].to_string());
+            let tail = &rest[i + 1..];
+            let ws = tail.len() - tail.trim_start().len();
+            seps.push(tail[..ws].to_string());
+            rest = &tail[ws..];
+        }
+        (sentences, seps)
+    };
+    let (mut s0, sep0) = split(text);
+    let (mut s1, sep1) = split(&after);
+    assert_eq!(sep0, sep1, "separators stay in place");
+    s0.sort();
+    s1.sort();
+    assert_eq!(s0, s1, "the same sentences, byte for byte");
+    assert!(after.starts_with("Intro line for the test.\n\n"));
     assert!(c.shutdown_and_exit().success());
 }

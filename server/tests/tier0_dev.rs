@@ -16,8 +16,8 @@ use segue::score::train::{train_tier0, write_weights};
 use segue::score::{Level, Scorer};
 use std::path::PathBuf;
 
-/// Seed of the shuffles (and of the training samples).
-const SEED: u64 = 2024;
+/// Seed of the shuffles and of the training samples.
+const SEED: u64 = segue::score::train::DEFAULT_SEED;
 
 /// Documents and sentences per document used by the fast (debug-build) check.
 const FAST_DOCS: usize = 100;
@@ -27,8 +27,9 @@ const COPIES: usize = 20;
 
 /// Margins measured on the fast subset (sentence level, R) with the shipped weights, rounded
 /// down; see `models/tier0/README.md`.
-const MARGIN_OVER_PARTS: f64 = 0.02;
-const MARGIN_OVER_CHANCE: f64 = 0.25;
+/// Measured: tier0 0.9350, lexical 0.9240, entity-grid 0.9085, lexical-noun 0.9025.
+const MARGIN_OVER_PARTS: f64 = 0.01;
+const MARGIN_OVER_CHANCE: f64 = 0.40;
 
 fn data_dir() -> PathBuf {
     std::env::var_os("SEGUE_DATA_DIR")
@@ -176,53 +177,4 @@ fn report(tier0: Tier0, dev: &[CorpusDoc]) {
     table(&list, &fast, Level::Sentence, COPIES);
     table(&list, &capped, Level::Sentence, COPIES);
     table(&list, dev, Level::Paragraph, COPIES);
-}
-
-#[test]
-#[ignore = "exploration"]
-fn explore() {
-    let Some(train) = load("train.jsonl") else {
-        return;
-    };
-    let t = std::time::Instant::now();
-    let env = |k: &str, d: usize| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
-    let opts = segue::score::train::TrainOptions {
-        sentence_positives_per_doc: env("X_SENT", 40),
-        paragraph_positives_per_doc: env("X_PARA", 20),
-        sentence_window: env("X_WIN", 200),
-        epochs: env("X_EPOCHS", 300),
-        ranking: env("X_RANK", 1) == 1,
-        ..Default::default()
-    };
-    let model = segue::score::train::train_tier0_with(&train, SEED, &opts);
-    println!(
-        "trained in {:.1}s {:?}",
-        t.elapsed().as_secs_f64(),
-        model.summary
-    );
-    for (n, w) in model
-        .tier0
-        .sentence
-        .features
-        .iter()
-        .zip(&model.tier0.sentence.weights)
-    {
-        println!("  t0 s {n:<28} {w:+.3}");
-    }
-    for (n, w) in model
-        .entity_grid
-        .sentence
-        .features
-        .iter()
-        .zip(&model.entity_grid.sentence.weights)
-    {
-        println!("  eg s {n:<28} {w:+.3}");
-    }
-    let Some(dev) = load("dev.jsonl") else { return };
-    report(model.scorer(), &dev);
 }

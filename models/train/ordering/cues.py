@@ -7,8 +7,9 @@ per unit; the list below is written into the model's metadata JSON (`features`),
 (`server/src/order/model.rs`) evaluates that same JSON, so the two cannot drift apart.
 
 Tokenisation (both sides): split the sentence on ASCII whitespace (space, tab, LF, CR, FF, VT);
-lower-case ASCII letters only; strip leading and trailing characters that are not ASCII letters,
-digits or the apostrophe; drop empty tokens.
+lower-case ASCII letters only; strip leading and trailing characters that are not ASCII letters or
+digits; cut the token at its first apostrophe (' or U+2019: "we’ll" -> "we", "it's" -> "it");
+drop empty tokens.
 
 Feature kinds:
   starts_with  the unit's first sentence starts with one of `phrases` (token sequences)
@@ -25,9 +26,9 @@ VERSION = 1
 
 FEATURES = [
     {"name": "third_person", "kind": "starts_with",
-     "phrases": ["it", "its", "he", "she", "they", "his", "her", "their", "them", "him", "it's"]},
+     "phrases": ["it", "its", "he", "she", "they", "his", "her", "their", "them", "him"]},
     {"name": "first_second_person", "kind": "starts_with",
-     "phrases": ["we", "i", "you", "our", "my", "your", "us", "let's", "let us"]},
+     "phrases": ["we", "i", "you", "our", "my", "your", "us", "let"]},
     {"name": "demonstrative", "kind": "starts_with",
      "phrases": ["this", "these", "that", "those", "such", "here", "there"]},
     {"name": "contrast", "kind": "starts_with",
@@ -76,8 +77,9 @@ FEATURES = [
 ]
 
 ASCII_WS = " \t\n\r\x0c\x0b"
-_KEEP = set("abcdefghijklmnopqrstuvwxyz0123456789'")
+_KEEP = set("abcdefghijklmnopqrstuvwxyz0123456789")
 _LOWER = {ord(c): ord(c) + 32 for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+_APOSTROPHES = ("'", "\u2019")
 
 
 def tokens(sentence: str) -> list[str]:
@@ -93,8 +95,13 @@ def tokens(sentence: str) -> list[str]:
                     i += 1
                 while j > i and t[j - 1] not in _KEEP:
                     j -= 1
-                if i < j:
-                    out.append(t[i:j])
+                t = t[i:j]
+                for k, c in enumerate(t):
+                    if c in _APOSTROPHES:
+                        t = t[:k]
+                        break
+                if t:
+                    out.append(t)
                 word = []
         else:
             word.append(ch)
@@ -138,3 +145,93 @@ def unit_cues(sentences: list[str], features=FEATURES) -> list[float]:
             raise ValueError(f"unknown feature kind {kind}")
         out.append(float(v))
     return out
+
+
+# ---- pair cues -----------------------------------------------------------------------------------
+#
+# Directed features of the ordered pair (a, b), "a comes before b", from content tokens: tokens of
+# at least 3 characters that are not stop words, with one trailing "s" removed when the token is
+# longer than 3 ("vectors" -> "vector").
+#   head_given   share of b's first `head` content tokens (first sentence) that occur anywhere in a
+#   jaccard      |A ∩ B| / |A ∪ B| over all content tokens of the two units
+#   boundary     |last(a) ∩ first(b)| / min(|last(a)|, |first(b)|): a's last sentence, b's first
+#   introduced   some content token follows "a"/"an"/"another" in a (within 2 tokens) and follows a
+#                definite determiner in b (within 2 tokens): "a closure ... the closure"
+# The diagonal (a == b) is all zeros.
+
+PAIRS = {
+    "features": ["head_given", "jaccard", "boundary", "introduced"],
+    "head": 8,
+    "min_len": 3,
+    "indefinite": ["a", "an", "another"],
+    "definite": ["the", "this", "these", "that", "those", "such", "its", "their"],
+    "stop_words": sorted(set("""
+        a about above after again against all also am an and any are as at be because been before
+        being below between both but by can cannot could did do does doing down during each either
+        else etc even ever every few for from further had has have having he her here hers herself
+        him himself his how however i if in into is it its itself just let like may me might more
+        most much must my myself no nor not now of off often on once one only or other our ours
+        ourselves out over own per rather same shall she should so some such than that the their
+        theirs them themselves then there these they this those though through thus to too under
+        until up upon us use used uses using very via was we well were what when where whether which
+        while who whom whose why will with within without would yet you your yours yourself
+        yourselves also e.g i.e
+    """.split())),
+}
+
+
+def _content(toks, spec=PAIRS):
+    stop = set(spec["stop_words"])
+    out = []
+    for t in toks:
+        if len(t) >= spec["min_len"] and t not in stop:
+            out.append(t[:-1] if len(t) > 3 and t.endswith("s") else t)
+    return out
+
+
+def _after(toks, dets, spec=PAIRS):
+    """Content tokens within 2 tokens after one of `dets`."""
+    out = set()
+    for k, t in enumerate(toks):
+        if t in dets:
+            out.update(_content(toks[k + 1:k + 3], spec))
+    return out
+
+
+def unit_profile(sentences, spec=PAIRS):
+    """What the pair cues need of one unit."""
+    toks = [tokens(s) for s in sentences] or [[]]
+    every = [t for ts in toks for t in ts]
+    return {
+        "all": set(_content(every, spec)),
+        "head": _content(toks[0], spec)[: spec["head"]],
+        "first": set(_content(toks[0], spec)),
+        "last": set(_content(toks[-1], spec)),
+        "indef": _after(every, set(spec["indefinite"]), spec),
+        "def": _after(every, set(spec["definite"]), spec),
+    }
+
+
+def pair_cues(a, b):
+    """Directed pair cues of profiles a (before) and b (after)."""
+    head = b["head"]
+    head_given = sum(1 for t in head if t in a["all"]) / len(head) if head else 0.0
+    union = len(a["all"] | b["all"])
+    jaccard = len(a["all"] & b["all"]) / union if union else 0.0
+    m = min(len(a["last"]), len(b["first"]))
+    boundary = len(a["last"] & b["first"]) / m if m else 0.0
+    introduced = 1.0 if a["indef"] & b["def"] else 0.0
+    return [head_given, jaccard, boundary, introduced]
+
+
+def pair_matrix(units):
+    """[n, n, 4] pair cues of a set of units (each a list of sentences)."""
+    import numpy as np
+    prof = [unit_profile(u) for u in units]
+    n = len(units)
+    q = np.zeros((n, n, len(PAIRS["features"])), dtype=np.float32)
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                q[i, j] = pair_cues(prof[i], prof[j])
+    return q

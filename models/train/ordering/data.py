@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cues import FEATURES, unit_cues
+from cues import FEATURES, pair_matrix, unit_cues
 
 ROOT = Path(__file__).resolve().parents[3]
 EMB = ROOT / "target" / "embeddings"
@@ -25,6 +25,11 @@ class Instance:
     doc: str
     x: np.ndarray  # [n, dim + cues] float32: embedding, then cues
     texts: list  # per unit, its sentences
+    q: np.ndarray = None  # [n, n, pair cues] float32
+
+    def __post_init__(self):
+        if self.q is None:
+            self.q = pair_matrix(self.texts)
 
 
 def read_jsonl(path: Path):

@@ -8,6 +8,8 @@ deterministic subset of train.jsonl rather than all 266k sentences:
                       kept), plus one window of <= 16 consecutive paragraphs from a sample of the
                       longer documents of every source. Its paragraphs of 4-10 sentences are also
                       sentence-level training instances, beside train.abstracts.jsonl.
+  train.paras.jsonl   more sentence-level instances: paragraphs of 3-12 sentences, sampled per
+  train.paras2.jsonl  source from the documents not in train.subset.jsonl (two disjoint slices).
   dev.le16.jsonl      the dev documents with 2-16 paragraphs: exactly the paragraph-level instances
                       of `segue eval --task ordering --max-units 16` on dev.jsonl.
 
@@ -29,6 +31,8 @@ CAPS = {"linux_docs": 420, "postgres_docs": 220}
 # Windows cut from longer documents, per source.
 WINDOWS = {"linux_docs": 25, "postgres_docs": 15, "python_docs": 45, "sotu": 30, "austen": 40, "perl_pod": 20}
 MAX_WINDOW = 16
+# Extra sentence-level paragraphs (3-12 sentences) per source, from documents not taken above.
+PARAGRAPHS = {"linux_docs": 1500, "postgres_docs": 1000, "python_docs": 1500, "sotu": 1400, "austen": 1200, "perl_pod": 600}
 
 
 def key(s: str) -> str:
@@ -76,6 +80,24 @@ def main():
     write(OUT / "train.subset.jsonl", chosen)
     n_sent = sum(len(p) for _, ps in chosen for p in ps)
     print(f"train.subset.jsonl: {len(chosen)} documents, {n_sent} sentences")
+
+    # Sentence level: more paragraphs of 3-12 sentences from documents not in the subset above.
+    taken = {d.split("#")[0] for d, _ in chosen}
+    paras = {}
+    for doc_id, ps in train:
+        if doc_id in taken:
+            continue
+        for k, p in enumerate(ps):
+            if 3 <= len(p) <= 12:
+                paras.setdefault(source(doc_id), []).append((f"{doc_id}/p{k}", [p]))
+    for part, name in enumerate(["train.paras.jsonl", "train.paras2.jsonl"]):
+        extra = []
+        for src, items in sorted(paras.items()):
+            items.sort(key=lambda d: key(d[0]))
+            cap = PARAGRAPHS.get(src, 0)
+            extra.extend(items[part * cap: (part + 1) * cap])
+        write(OUT / name, extra)
+        print(f"{name}: {len(extra)} paragraphs, {sum(len(p) for _, ps in extra for p in ps)} sentences")
 
     dev = [(i, p) for i, p in read(args.data / "dev.jsonl") if 2 <= len(p) <= MAX_WINDOW]
     write(OUT / "dev.le16.jsonl", dev)

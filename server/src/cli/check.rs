@@ -4,6 +4,7 @@ use super::report::{reporter, CheckReport, FileResult, Located, OutputFormat, Ra
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 use crate::config::{find_config_file, parse_tier, Config, TierChoice};
 use crate::model::{shared_encoder, ModelOptions};
+use crate::score::bbscore::{BbModel, BbScore};
 use crate::score::embedding::Embedding;
 use crate::score::findings::{findings, Calibration, Sensitivity};
 use crate::score::{analysis::analyze, Scorer, ScorerSet};
@@ -97,7 +98,9 @@ pub fn scorers_with(tier: TierChoice, options: &ModelOptions) -> anyhow::Result<
     match shared_encoder(options) {
         Ok(encoder) => {
             eprintln!("segue: tier 1: {}", encoder.info().summary());
-            set.register(Arc::new(Embedding::new(encoder)));
+            set.register(Arc::new(Embedding::new(encoder.clone())));
+            register_ordering(&mut set, encoder.clone(), options);
+            register_bbscore(&mut set, encoder, options);
             Ok(set)
         }
         Err(e) if tier == TierChoice::Auto => {
@@ -108,19 +111,63 @@ pub fn scorers_with(tier: TierChoice, options: &ModelOptions) -> anyhow::Result<
     }
 }
 
+/// Adds `ordering` (the trained ordering model, models/ordering/) beside the encoder; without its
+/// files, a warning on stderr and the other scorers carry on.
+fn register_ordering(
+    set: &mut ScorerSet,
+    encoder: Arc<crate::model::Encoder>,
+    options: &ModelOptions,
+) {
+    match crate::order::model::OrderingModel::load(options) {
+        Ok(model) => {
+            eprintln!("segue: tier 1: {}", model.summary());
+            set.register(Arc::new(crate::score::precedence::OrderingScorer::new(
+                encoder,
+                Arc::new(model),
+            )));
+        }
+        Err(e) => eprintln!("segue: warning: {e}; the ordering scorer is left out"),
+    }
+}
+
+/// Adds `bbscore` and `bbscore-clf` (models/bbscore/) beside the encoder; without their files,
+/// a warning on stderr and the other scorers carry on.
+fn register_bbscore(
+    set: &mut ScorerSet,
+    encoder: Arc<crate::model::Encoder>,
+    options: &ModelOptions,
+) {
+    match BbModel::load(options) {
+        Ok(model) => {
+            let model = Arc::new(model);
+            eprintln!("segue: tier 1: {}", model.summary());
+            if let Some(clf) = BbScore::classifier(encoder.clone(), model.clone()) {
+                set.register(Arc::new(clf));
+            }
+            set.register(Arc::new(BbScore::new(encoder, model)));
+        }
+        Err(e) => eprintln!("segue: warning: {e}; the bbscore scorers are left out"),
+    }
+}
+
 /// The scorer whose findings are reported.
 pub fn reporting_scorer(set: &ScorerSet, name: Option<&str>) -> anyhow::Result<Arc<dyn Scorer>> {
     let name = name.unwrap_or("tier0");
-    set.get(name)
-        .with_context(|| format!("no scorer named `{name}`; available: {}", set.names().join(", ")))
+    set.get(name).with_context(|| {
+        format!(
+            "no scorer named `{name}`; available: {}",
+            set.names().join(", ")
+        )
+    })
 }
 
 /// Runs `segue check`.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
-    let config_path = args
-        .config
-        .clone()
-        .or_else(|| args.paths.first().and_then(|p| find_config_file(&absolute(p))));
+    let config_path = args.config.clone().or_else(|| {
+        args.paths
+            .first()
+            .and_then(|p| find_config_file(&absolute(p)))
+    });
     let mut config = Config::default();
     if let Some(path) = &config_path {
         let (cfg, warnings) = Config::load(path);
@@ -136,10 +183,17 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
             SensitivityArg::High => Sensitivity::High,
         };
     }
-    let tier = if args.tier == TierChoice::Auto { config.tier } else { args.tier };
+    let tier = if args.tier == TierChoice::Auto {
+        config.tier
+    } else {
+        args.tier
+    };
     let wanted = args.scorer.as_deref().or(config.scorer.as_deref());
     // With `auto`, load the models only when the reported scorer needs them.
-    let builtin_will_do = tier == TierChoice::Auto && ScorerSet::builtin().get(wanted.unwrap_or("tier0")).is_some();
+    let builtin_will_do = tier == TierChoice::Auto
+        && ScorerSet::builtin()
+            .get(wanted.unwrap_or("tier0"))
+            .is_some();
     let set = if builtin_will_do {
         ScorerSet::builtin()
     } else {
@@ -153,7 +207,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let files: Vec<FileResult> = inputs
         .par_iter()
         .map(|input| {
-            let result = check_input(input, args.language.map(Format::from), scorer.as_ref(), &calibration, &config);
+            let result = check_input(
+                input,
+                args.language.map(Format::from),
+                scorer.as_ref(),
+                &calibration,
+                &config,
+            );
             if let Some(p) = &progress {
                 p.inc(1);
             }
@@ -213,7 +273,9 @@ pub fn collect_inputs(paths: &[PathBuf], config: &Config) -> anyhow::Result<Vec<
                 .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
                 .map(ignore::DirEntry::into_path)
                 .filter(|p| Format::from_path(p).is_some_and(|f| config.checks(f)))
-                .filter(|p| !ignore.is_match(p) && !ignore.is_match(p.strip_prefix(path).unwrap_or(p)))
+                .filter(|p| {
+                    !ignore.is_match(p) && !ignore.is_match(p.strip_prefix(path).unwrap_or(p))
+                })
                 .collect();
             found.sort();
             out.extend(found.into_iter().map(Input::File));
@@ -248,10 +310,21 @@ pub fn read_text(bytes: Vec<u8>) -> Result<String, String> {
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err("file looks binary (it contains NUL bytes); not checked".to_string());
     }
-    String::from_utf8(bytes).map_err(|e| format!("file is not valid UTF-8 (first bad byte at offset {}); not checked", e.utf8_error().valid_up_to()))
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "file is not valid UTF-8 (first bad byte at offset {}); not checked",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
-fn check_input(input: &Input, language: Option<Format>, scorer: &dyn Scorer, calibration: &Calibration, config: &Config) -> FileResult {
+fn check_input(
+    input: &Input,
+    language: Option<Format>,
+    scorer: &dyn Scorer,
+    calibration: &Calibration,
+    config: &Config,
+) -> FileResult {
     let (path, bytes, format) = match input {
         Input::Stdin => {
             let mut buf = Vec::new();
@@ -283,7 +356,14 @@ fn check_input(input: &Input, language: Option<Format>, scorer: &dyn Scorer, cal
 }
 
 /// Checks one document held in memory.
-pub fn check_source(path: String, source: String, format: Format, scorer: &dyn Scorer, calibration: &Calibration, config: &Config) -> FileResult {
+pub fn check_source(
+    path: String,
+    source: String,
+    format: Format,
+    scorer: &dyn Scorer,
+    calibration: &Calibration,
+    config: &Config,
+) -> FileResult {
     let doc = parse(&source, format);
     let analysis = analyze(&doc, scorer);
     let index = LineIndex::new(&source);
@@ -312,8 +392,12 @@ mod tests {
     #[test]
     fn refuses_binary_huge_and_non_utf8() {
         assert!(read_text(b"a\0b".to_vec()).unwrap_err().contains("binary"));
-        assert!(read_text(vec![b'a'; MAX_FILE_BYTES + 1]).unwrap_err().contains("too large"));
-        assert!(read_text(vec![b'a', 0xff, b'b']).unwrap_err().contains("UTF-8"));
+        assert!(read_text(vec![b'a'; MAX_FILE_BYTES + 1])
+            .unwrap_err()
+            .contains("too large"));
+        assert!(read_text(vec![b'a', 0xff, b'b'])
+            .unwrap_err()
+            .contains("UTF-8"));
         assert_eq!(read_text(b"ok".to_vec()).unwrap(), "ok");
     }
 }

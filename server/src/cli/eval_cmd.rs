@@ -95,8 +95,12 @@ fn selected_scorers(names: &[String], tier: TierChoice) -> anyhow::Result<Vec<Ar
     names
         .iter()
         .map(|n| {
-            set.get(n)
-                .with_context(|| format!("no scorer named `{n}`; available: {}", set.names().join(", ")))
+            set.get(n).with_context(|| {
+                format!(
+                    "no scorer named `{n}`; available: {}",
+                    set.names().join(", ")
+                )
+            })
         })
         .collect()
 }
@@ -113,7 +117,11 @@ pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
             let degradations = args
                 .degradation
                 .iter()
-                .map(|d| Degradation::parse(d).with_context(|| format!("unknown degradation `{d}`; use R1, R2, R, D1, D2, D5, D10 …")))
+                .map(|d| {
+                    Degradation::parse(d).with_context(|| {
+                        format!("unknown degradation `{d}`; use R1, R2, R, D1, D2, D5, D10 …")
+                    })
+                })
                 .collect::<anyhow::Result<Vec<_>>>()?;
             let spec = DiscriminationSpec {
                 degradations,
@@ -130,7 +138,8 @@ pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
                     .concat()
             };
             if args.json {
-                let out = json!({"task": "discrimination", "documents": docs.len(), "results": rows});
+                let out =
+                    json!({"task": "discrimination", "documents": docs.len(), "results": rows});
                 println!("{}", serde_json::to_string_pretty(&out)?);
             } else {
                 print_discrimination(&rows, &spec, docs.len());
@@ -156,12 +165,27 @@ pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
                 let out = json!({"task": "ordering", "documents": docs.len(), "results": rows});
                 println!("{}", serde_json::to_string_pretty(&out)?);
             } else {
-                println!("ordering, {} documents, seed {} (τ in [-1, 1]; the rest in %)", docs.len(), spec.seed);
-                println!("{:<14}{:<11}{:<8}{:>9}{:>8}{:>8}{:>8}{:>8}{:>8}", "scorer", "level", "decoder", "instances", "PMR", "Acc", "τ", "WLCS-l", "OBSv2");
+                println!(
+                    "ordering, {} documents, seed {} (τ in [-1, 1]; the rest in %)",
+                    docs.len(),
+                    spec.seed
+                );
+                println!(
+                    "{:<14}{:<11}{:<8}{:>9}{:>8}{:>8}{:>8}{:>8}{:>8}",
+                    "scorer", "level", "decoder", "instances", "PMR", "Acc", "τ", "WLCS-l", "OBSv2"
+                );
                 for r in rows {
                     println!(
                         "{:<14}{:<11}{:<8}{:>9}{:>8.2}{:>8.2}{:>8.3}{:>8.2}{:>8.2}",
-                        r.scorer, r.level.name(), r.decoder, r.instances, r.pmr * 100.0, r.acc * 100.0, r.tau, r.wlcs_l * 100.0, r.obs_v2 * 100.0
+                        r.scorer,
+                        r.level.name(),
+                        r.decoder,
+                        r.instances,
+                        r.pmr * 100.0,
+                        r.acc * 100.0,
+                        r.tau,
+                        r.wlcs_l * 100.0,
+                        r.obs_v2 * 100.0
                     );
                 }
             }
@@ -186,7 +210,10 @@ fn print_discrimination(rows: &[DiscriminationRow], spec: &DiscriminationSpec, d
     for (scorer, level) in keys {
         print!("{scorer:<14}{:<11}", level.name());
         for n in &names {
-            match rows.iter().find(|r| r.scorer == scorer && r.level == level && &r.degradation == n) {
+            match rows
+                .iter()
+                .find(|r| r.scorer == scorer && r.level == level && &r.degradation == n)
+            {
                 Some(r) if r.pairs > 0 => print!("{:>8.2}", r.accuracy * 100.0),
                 _ => print!("{:>8}", "–"),
             }
@@ -216,7 +243,10 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
     let mut cal = Calibration {
         source: format!(
             "{} ({} documents): adjacent transitions in the original order",
-            args.data.file_name().and_then(|n| n.to_str()).unwrap_or("corpus"),
+            args.data
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("corpus"),
             docs.len()
         ),
         ..Calibration::default()
@@ -251,7 +281,8 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         }
     }
     let text = serde_json::to_string_pretty(&cal)?;
-    std::fs::write(&args.out, text + "\n").with_context(|| format!("cannot write {}", args.out.display()))?;
+    std::fs::write(&args.out, text + "\n")
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
     eprintln!("wrote {}", args.out.display());
     Ok(0)
 }

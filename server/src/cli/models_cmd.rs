@@ -102,8 +102,14 @@ fn install(options: &ModelOptions, gpu: bool, no_gpu: bool, force: bool) -> anyh
     if force {
         cmd.arg("--force");
     }
-    let status = cmd.status().with_context(|| format!("cannot run {}", script.display()))?;
-    Ok(if status.success() { EXIT_CLEAN } else { EXIT_ERROR })
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot run {}", script.display()))?;
+    Ok(if status.success() {
+        EXIT_CLEAN
+    } else {
+        EXIT_ERROR
+    })
 }
 
 fn human(bytes: u64) -> String {
@@ -127,7 +133,10 @@ fn list(options: &ModelOptions) -> anyhow::Result<u8> {
             (None, true) => "missing".into(),
             (None, false) => "not cached".into(),
         };
-        println!("{:<12} {:<52} {:>12}  sha256 {}", e.kind, e.path, state, e.sha256);
+        println!(
+            "{:<12} {:<52} {:>12}  sha256 {}",
+            e.kind, e.path, state, e.sha256
+        );
         println!("{:<12} {}", "", e.source);
     }
     Ok(EXIT_CLEAN)
@@ -161,7 +170,12 @@ fn verify(options: &ModelOptions, gpu: bool) -> anyhow::Result<u8> {
         eprintln!("segue: {bad} of {} model files are missing or damaged in {}; run `models/install` (or `segue models install`)", checks.len(), dir.display());
         return Ok(EXIT_ERROR);
     }
-    println!("{} files verified in {:.1} s ({})", checks.len(), start.elapsed().as_secs_f64(), dir.display());
+    println!(
+        "{} files verified in {:.1} s ({})",
+        checks.len(),
+        start.elapsed().as_secs_f64(),
+        dir.display()
+    );
     Ok(EXIT_CLEAN)
 }
 
@@ -195,7 +209,11 @@ pub fn doctor(args: DoctorArgs) -> anyhow::Result<u8> {
         options.device = d.into();
     }
     println!("segue {} doctor", env!("CARGO_PKG_VERSION"));
-    println!("device setting:  {:?} ({} intra-op threads)", options.device, options.threads());
+    println!(
+        "device setting:  {:?} ({} intra-op threads)",
+        options.device,
+        options.threads()
+    );
     let dir = match locate_models_dir(&options) {
         Ok(d) => {
             println!("models folder:   {} (found in {})", d.path.display(), d.how);
@@ -219,17 +237,30 @@ pub fn doctor(args: DoctorArgs) -> anyhow::Result<u8> {
         Ok(e) => e,
         Err(e) => {
             println!("model:           NOT LOADED: {e}");
-            println!("tier 1:          unavailable; `--tier auto` uses the built-in (tier 0) scorers");
+            println!(
+                "tier 1:          unavailable; `--tier auto` uses the built-in (tier 0) scorers"
+            );
             return Ok(EXIT_ERROR);
         }
     };
     let info = encoder.info().clone();
-    println!("ONNX Runtime:    version {} loaded", info.ort_version.as_deref().unwrap_or("?"));
-    println!("provider:        {} ({})", info.provider, info.provider.ort_name());
+    println!(
+        "ONNX Runtime:    version {} loaded",
+        info.ort_version.as_deref().unwrap_or("?")
+    );
+    println!(
+        "provider:        {} ({})",
+        info.provider,
+        info.provider.ort_name()
+    );
     if let Some(note) = &info.provider_note {
         println!("                 {note}");
     }
-    println!("model:           {} loaded in {:.0} ms", info.spec.name, start.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "model:           {} loaded in {:.0} ms",
+        info.spec.name,
+        start.elapsed().as_secs_f64() * 1e3
+    );
     healthy &= smoke_test(&encoder)?;
     if let Some(kib) = peak_rss_kib() {
         println!("memory:          peak RSS {:.0} MiB", kib as f64 / 1024.0);
@@ -264,7 +295,10 @@ fn print_files(dir: &Path) -> bool {
             }
         };
         let size = c.size.map(human).unwrap_or_default();
-        println!("  file           {:<44} {:>10}  {state}", c.entry.path, size);
+        println!(
+            "  file           {:<44} {:>10}  {state}",
+            c.entry.path, size
+        );
     }
     ok
 }
@@ -273,9 +307,17 @@ fn smoke_test(encoder: &Encoder) -> anyhow::Result<bool> {
     let t = Instant::now();
     let vectors = encoder.embed(&SMOKE)?;
     let ms = t.elapsed().as_secs_f64() * 1e3;
-    let cos = |a: usize, b: usize| -> f32 { vectors[a].iter().zip(vectors[b].iter()).map(|(x, y)| x * y).sum() };
+    let cos = |a: usize, b: usize| -> f32 {
+        vectors[a]
+            .iter()
+            .zip(vectors[b].iter())
+            .map(|(x, y)| x * y)
+            .sum()
+    };
     let (close, far) = (cos(0, 1), cos(0, 2));
-    let norms_ok = vectors.iter().all(|v| (v.iter().map(|x| x * x).sum::<f32>().sqrt() - 1.0).abs() < 1e-3);
+    let norms_ok = vectors
+        .iter()
+        .all(|v| (v.iter().map(|x| x * x).sum::<f32>().sqrt() - 1.0).abs() < 1e-3);
     println!(
         "smoke test:      {} sentences in one batch: {ms:.1} ms ({:.0} sentences/s)",
         SMOKE.len(),
@@ -284,7 +326,11 @@ fn smoke_test(encoder: &Encoder) -> anyhow::Result<bool> {
     let sane = close > far + 0.2 && norms_ok && vectors.iter().all(|v| v.len() == encoder.dim());
     println!(
         "                 cosine(paraphrase) {close:.2} vs cosine(unrelated) {far:.2}: {}",
-        if sane { "as expected" } else { "WRONG: the model gives unexpected vectors (run models/install --force)" }
+        if sane {
+            "as expected"
+        } else {
+            "WRONG: the model gives unexpected vectors (run models/install --force)"
+        }
     );
     let t = Instant::now();
     encoder.embed(&SMOKE)?;

@@ -42,7 +42,10 @@ pub struct ReorderArgs {
 fn containers(doc: &Document, args: &ReorderArgs) -> anyhow::Result<Vec<Container>> {
     if let Some(n) = args.section {
         if n == 0 || n > doc.sections.len() {
-            bail!("there is no section {n}: the document has {} sections", doc.sections.len());
+            bail!(
+                "there is no section {n}: the document has {} sections",
+                doc.sections.len()
+            );
         }
         return Ok(vec![Container::Section(n - 1)]);
     }
@@ -54,7 +57,10 @@ fn containers(doc: &Document, args: &ReorderArgs) -> anyhow::Result<Vec<Containe
             .flat_map(|(s, sec)| (0..sec.paragraphs.len()).map(move |p| (s, p)))
             .nth(n.wrapping_sub(1));
         let Some((section, paragraph)) = found else {
-            bail!("there is no paragraph {n}: the document has {} paragraphs", doc.paragraphs().count());
+            bail!(
+                "there is no paragraph {n}: the document has {} paragraphs",
+                doc.paragraphs().count()
+            );
         };
         return Ok(vec![Container::Paragraph { section, paragraph }]);
     }
@@ -64,7 +70,8 @@ fn containers(doc: &Document, args: &ReorderArgs) -> anyhow::Result<Vec<Containe
 /// Runs `segue reorder`. Exit code 0 when nothing needs to move or the file was rewritten,
 /// 1 when a better order was proposed but not written.
 pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
-    let bytes = std::fs::read(&args.path).with_context(|| format!("cannot read {}", args.path.display()))?;
+    let bytes = std::fs::read(&args.path)
+        .with_context(|| format!("cannot read {}", args.path.display()))?;
     let source = read_text(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.path.display()))?;
     let format = Format::from_path(&args.path).unwrap_or(Format::Plain);
     let doc = parse(&source, format);
@@ -76,13 +83,21 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
         .filter(Proposal::worthwhile)
         .collect();
     if proposals.is_empty() {
-        eprintln!("{}: the current order is already the best the {} scorer finds", args.path.display(), scorer.name());
+        eprintln!(
+            "{}: the current order is already the best the {} scorer finds",
+            args.path.display(),
+            scorer.name()
+        );
         return Ok(0);
     }
     let rewritten = rewrite(&source, &proposals)?;
     if args.write {
         write_atomically(&args.path, &rewritten)?;
-        eprintln!("{}: reordered {} container(s)", args.path.display(), proposals.len());
+        eprintln!(
+            "{}: reordered {} container(s)",
+            args.path.display(),
+            proposals.len()
+        );
         return Ok(0);
     }
     let stdout = std::io::stdout();
@@ -90,25 +105,48 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
     if args.diff {
         let name = args.path.display().to_string();
         let diff = similar::TextDiff::from_lines(&source, &rewritten);
-        write!(out, "{}", diff.unified_diff().context_radius(3).header(&format!("a/{name}"), &format!("b/{name}")))?;
+        write!(
+            out,
+            "{}",
+            diff.unified_diff()
+                .context_radius(3)
+                .header(&format!("a/{name}"), &format!("b/{name}"))
+        )?;
     } else {
         let index = LineIndex::new(&source);
         for p in &proposals {
             let what = match p.container {
-                Container::Section(s) => match doc.sections.get(s).and_then(|s| s.heading.as_ref()) {
+                Container::Section(s) => match doc.sections.get(s).and_then(|s| s.heading.as_ref())
+                {
                     Some(h) => format!("paragraphs of section “{}”", h.title),
                     None => format!("paragraphs of section {}", s + 1),
                 },
                 Container::Paragraph { .. } => "sentences of the paragraph".to_string(),
             };
-            writeln!(out, "{}: reorder {what} (coherence {:.2} → {:.2}{}):", args.path.display(), p.before, p.after, if p.exact { "" } else { ", best found" })?;
+            writeln!(
+                out,
+                "{}: reorder {what} (coherence {:.2} → {:.2}{}):",
+                args.path.display(),
+                p.before,
+                p.after,
+                if p.exact { "" } else { ", best found" }
+            )?;
             for (slot, &unit) in p.order.iter().enumerate() {
                 let span = p.spans[unit];
                 let pos = index.position(&source, span.start);
                 let first_line = span.slice(&source).lines().next().unwrap_or("");
                 let preview: String = first_line.chars().take(70).collect();
-                let ellipsis = if first_line.chars().count() > 70 { "…" } else { "" };
-                writeln!(out, "  {:>2}. (line {:>4}) {preview}{ellipsis}", slot + 1, pos.line + 1)?;
+                let ellipsis = if first_line.chars().count() > 70 {
+                    "…"
+                } else {
+                    ""
+                };
+                writeln!(
+                    out,
+                    "  {:>2}. (line {:>4}) {preview}{ellipsis}",
+                    slot + 1,
+                    pos.line + 1
+                )?;
             }
         }
     }
@@ -123,7 +161,8 @@ pub fn rewrite(source: &str, proposals: &[Proposal]) -> anyhow::Result<String> {
     for p in sorted {
         // Later containers first, so earlier spans stay valid.
         if let Some(rep) = permute(&text, &p.spans, &p.order)? {
-            text = apply(&text, &rep).context("internal error: a reorder edit fell outside the text")?;
+            text = apply(&text, &rep)
+                .context("internal error: a reorder edit fell outside the text")?;
         }
         verify_permutation(source, &text, p)?;
     }
@@ -166,13 +205,19 @@ fn verify_permutation(before: &str, after: &str, p: &Proposal) -> anyhow::Result
 /// Writes `text` to `path` through a temporary file in the same folder and a rename, keeping the
 /// file's permissions.
 pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(text.as_bytes())?;
     tmp.as_file().sync_all()?;
     if let Ok(meta) = std::fs::metadata(path) {
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
     }
-    tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot replace {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
 }

@@ -24,7 +24,8 @@ pub struct ScoreArgs {
 
 /// Runs `segue score`.
 pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
-    let bytes = std::fs::read(&args.path).with_context(|| format!("cannot read {}", args.path.display()))?;
+    let bytes = std::fs::read(&args.path)
+        .with_context(|| format!("cannot read {}", args.path.display()))?;
     let source = read_text(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.path.display()))?;
     let format = Format::from_path(&args.path).unwrap_or(Format::Plain);
     let doc = parse(&source, format);
@@ -61,17 +62,40 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(0);
     }
-    println!("{} — {} sentences, {} paragraphs", args.path.display(), doc.sentences().count(), doc.paragraphs().count());
-    let header: Vec<String> = analyses.iter().map(|a| format!("{:>12}", a.scorer)).collect();
+    println!(
+        "{} — {} sentences, {} paragraphs",
+        args.path.display(),
+        doc.sentences().count(),
+        doc.paragraphs().count()
+    );
+    let header: Vec<String> = analyses
+        .iter()
+        .map(|a| format!("{:>12}", a.scorer))
+        .collect();
     for level in [Level::Sentence, Level::Paragraph] {
         let Some(first) = analyses.first() else { break };
-        println!("\n{} transitions\n{:<22}{}", level.name(), "from → to", header.join(""));
+        println!(
+            "\n{} transitions\n{:<22}{}",
+            level.name(),
+            "from → to",
+            header.join("")
+        );
         for (i, t) in first.at(level).iter().enumerate() {
-            let cells: Vec<String> = analyses.iter().map(|a| format!("{:>12.3}", a.at(level)[i].score)).collect();
-            println!("{:<22}{}", format!("{} → {}", pos(t.from.span.start), pos(t.to.span.start)), cells.join(""));
+            let cells: Vec<String> = analyses
+                .iter()
+                .map(|a| format!("{:>12.3}", a.at(level)[i].score))
+                .collect();
+            println!(
+                "{:<22}{}",
+                format!("{} → {}", pos(t.from.span.start), pos(t.to.span.start)),
+                cells.join("")
+            );
         }
     }
-    let docs: Vec<String> = analyses.iter().map(|a| format!("{:>12.3}", a.document_score())).collect();
+    let docs: Vec<String> = analyses
+        .iter()
+        .map(|a| format!("{:>12.3}", a.document_score()))
+        .collect();
     println!("\n{:<22}{}", "document", docs.join(""));
     Ok(0)
 }

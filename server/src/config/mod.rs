@@ -115,9 +115,17 @@ impl Config {
             return (cfg, warnings);
         };
         for (key, value) in map {
-            let bad = |expected: &str| format!("segue: bad value {value} for `{key}` (expected {expected}); using the default");
+            let bad = |expected: &str| {
+                format!(
+                    "segue: bad value {value} for `{key}` (expected {expected}); using the default"
+                )
+            };
             match key.as_str() {
-                "formats" => match value.as_array().map(|a| a.iter().map(|v| v.as_str().and_then(parse_format)).collect::<Option<Vec<_>>>()) {
+                "formats" => match value.as_array().map(|a| {
+                    a.iter()
+                        .map(|v| v.as_str().and_then(parse_format))
+                        .collect::<Option<Vec<_>>>()
+                }) {
                     Some(Some(f)) => cfg.formats = f,
                     _ => warnings.push(bad("a list of \"markdown\", \"latex\", \"plain\"")),
                 },
@@ -134,7 +142,13 @@ impl Config {
                     Some("hint") => cfg.severity = Severity::Hint,
                     _ => warnings.push(bad("\"error\", \"warning\", \"information\" or \"hint\"")),
                 },
-                "tier" => match value.as_str().map(str::to_string).or_else(|| value.as_u64().map(|n| n.to_string())).as_deref().and_then(parse_tier) {
+                "tier" => match value
+                    .as_str()
+                    .map(str::to_string)
+                    .or_else(|| value.as_u64().map(|n| n.to_string()))
+                    .as_deref()
+                    .and_then(parse_tier)
+                {
                     Some(t) => cfg.tier = t,
                     None => warnings.push(bad("\"auto\", \"0\" or \"1\"")),
                 },
@@ -148,11 +162,19 @@ impl Config {
                     Some(ms) => cfg.debounce_ms = ms,
                     None => warnings.push(bad("milliseconds from 0 to 60000")),
                 },
-                "ignore" => match value.as_array().map(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>()) {
-                    Some(Some(globs)) => match globs.iter().find(|g| globset::Glob::new(g).is_err()) {
-                        Some(g) => warnings.push(format!("segue: bad glob `{g}` in `ignore`; ignoring the setting")),
-                        None => cfg.ignore = globs,
-                    },
+                "ignore" => match value.as_array().map(|a| {
+                    a.iter()
+                        .map(|v| v.as_str().map(str::to_string))
+                        .collect::<Option<Vec<_>>>()
+                }) {
+                    Some(Some(globs)) => {
+                        match globs.iter().find(|g| globset::Glob::new(g).is_err()) {
+                            Some(g) => warnings.push(format!(
+                                "segue: bad glob `{g}` in `ignore`; ignoring the setting"
+                            )),
+                            None => cfg.ignore = globs,
+                        }
+                    }
                     _ => warnings.push(bad("a list of glob patterns")),
                 },
                 "scorer" => match value.as_str() {
@@ -171,7 +193,12 @@ impl Config {
     pub fn load(path: &Path) -> (Config, Vec<String>) {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
-            Err(e) => return (Config::default(), vec![format!("segue: cannot read {}: {e}", path.display())]),
+            Err(e) => {
+                return (
+                    Config::default(),
+                    vec![format!("segue: cannot read {}: {e}", path.display())],
+                )
+            }
         };
         match toml::from_str::<toml::Value>(&text) {
             Ok(v) => {
@@ -182,7 +209,10 @@ impl Config {
                 }
                 (cfg, warnings)
             }
-            Err(e) => (Config::default(), vec![format!("segue: {} is not valid TOML: {e}", path.display())]),
+            Err(e) => (
+                Config::default(),
+                vec![format!("segue: {} is not valid TOML: {e}", path.display())],
+            ),
         }
     }
 
@@ -224,7 +254,11 @@ pub fn parse_tier(s: &str) -> Option<TierChoice> {
 
 /// The nearest `segue.toml` in `start` or its ancestors.
 pub fn find_config_file(start: &Path) -> Option<PathBuf> {
-    let start = if start.is_file() { start.parent()? } else { start };
+    let start = if start.is_file() {
+        start.parent()?
+    } else {
+        start
+    };
     let mut dir = Some(start);
     while let Some(d) = dir {
         let candidate = d.join(FILE_NAME);

@@ -17,7 +17,11 @@ pub struct CorpusDoc {
 impl CorpusDoc {
     /// All sentences in order.
     pub fn sentences(&self) -> Vec<&str> {
-        self.paragraphs.iter().flatten().map(String::as_str).collect()
+        self.paragraphs
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect()
     }
 }
 
@@ -86,7 +90,8 @@ pub fn read_corpus(path: &Path) -> Result<Vec<CorpusDoc>, CorpusError> {
             serde_json::Value::Null => format!("line-{}", i + 1),
             other => other.to_string(),
         };
-        let paragraphs: Vec<Vec<String>> = paragraphs.into_iter().filter(|p| !p.is_empty()).collect();
+        let paragraphs: Vec<Vec<String>> =
+            paragraphs.into_iter().filter(|p| !p.is_empty()).collect();
         docs.push(CorpusDoc { id, paragraphs });
     }
     Ok(docs)

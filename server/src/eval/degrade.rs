@@ -72,7 +72,8 @@ impl Degradation {
                     if n.div_ceil(b) < 2 {
                         return None;
                     }
-                    let mut blocks: Vec<Vec<usize>> = identity.chunks(b).map(<[usize]>::to_vec).collect();
+                    let mut blocks: Vec<Vec<usize>> =
+                        identity.chunks(b).map(<[usize]>::to_vec).collect();
                     blocks.shuffle(rng);
                     blocks.concat()
                 }
@@ -141,12 +142,17 @@ mod tests {
                 }
             }
         }
-        assert_eq!(Degradation::Shift(1).apply(1, &mut ChaCha8Rng::seed_from_u64(1)), None);
+        assert_eq!(
+            Degradation::Shift(1).apply(1, &mut ChaCha8Rng::seed_from_u64(1)),
+            None
+        );
     }
 
     #[test]
     fn blocks_keep_runs_together() {
-        let o = Degradation::Blocks(5).apply(20, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+        let o = Degradation::Blocks(5)
+            .apply(20, &mut ChaCha8Rng::seed_from_u64(3))
+            .unwrap();
         for chunk in o.chunks(5) {
             assert!(chunk.windows(2).all(|w| w[1] == w[0] + 1), "{o:?}");
         }

@@ -64,7 +64,11 @@ fn rng_for(seed: u64, doc: usize, level: Level, d: Degradation) -> ChaCha8Rng {
 }
 
 /// Runs the discrimination test of `scorer` over `docs`.
-pub fn discriminate(scorer: &dyn Scorer, docs: &[CorpusDoc], spec: &DiscriminationSpec) -> Vec<DiscriminationRow> {
+pub fn discriminate(
+    scorer: &dyn Scorer,
+    docs: &[CorpusDoc],
+    spec: &DiscriminationSpec,
+) -> Vec<DiscriminationRow> {
     let mut rows = Vec::new();
     for &level in &spec.levels {
         let mut tallies = vec![(0.0f64, 0usize); spec.degradations.len()];
@@ -117,7 +121,9 @@ mod tests {
     #[test]
     fn lexical_prefers_a_chained_original() {
         // Each sentence shares a word with the next only: the original order is the only chain.
-        let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"];
+        let words = [
+            "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+        ];
         let sentences: Vec<String> = words
             .windows(2)
             .map(|w| format!("The {} meets the {}.", w[0], w[1]))

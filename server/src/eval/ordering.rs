@@ -4,7 +4,6 @@
 use super::data::CorpusDoc;
 use super::discrimination::units;
 use crate::order::decode::{best_order, greedy, Problem};
-use std::time::Duration;
 use crate::order::metrics::{OrderMetrics, OrderMetricsMean};
 use crate::score::lexical::Lexical;
 use crate::score::{Level, Scorer};
@@ -12,6 +11,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use std::time::Duration;
 
 /// Settings of an ordering run.
 #[derive(Debug, Clone)]

@@ -2,8 +2,11 @@
 //! a disable comment.
 //!
 //! - **Reorder** (`quickfix` when attached to a Segue diagnostic, `refactor.rewrite` otherwise):
-//!   the edit only permutes the original text ([`super::permute`]); the title shows the expected
-//!   gain, and no action is offered when the proposed order gains less than [`MIN_GAIN`].
+//!   the proposal comes from [`crate::order::reorder`] (the same as `segue reorder`) and the edit
+//!   only permutes the original text ([`crate::order::permute`]); the title shows the expected
+//!   gain, and no action is offered unless the proposal is
+//!   [worthwhile](crate::order::reorder::Proposal::worthwhile) (it moves something and gains at
+//!   least [`crate::order::reorder::MIN_GAIN`]).
 //! - **Disable this check here** (`quickfix`): inserts the disable comment on its own line before
 //!   the paragraph (`<!-- segue-disable-next -->` in Markdown, `% segue-disable-next` in LaTeX;
 //!   plain text has no comment syntax, so no action).
@@ -12,7 +15,7 @@ use super::convert;
 use super::diagnostics::data_of;
 use super::engine::{Analyzed, Container, Proposal};
 use super::hover::place_at;
-use super::permute::permute;
+use crate::order::permute::permute;
 use crate::score::Level;
 use crate::text::{Format, Span};
 use std::collections::{BTreeSet, HashMap};
@@ -21,8 +24,6 @@ use tower_lsp_server::ls_types::{
     OptionalVersionedTextDocumentIdentifier, Range, TextDocumentEdit, TextEdit, Uri, WorkspaceEdit,
 };
 
-/// Smallest gain in mean transition score for which a reorder is offered.
-pub const MIN_GAIN: f64 = 0.02;
 /// The disable comment in Markdown.
 pub const DISABLE_MARKDOWN: &str = "<!-- segue-disable-next -->";
 /// The disable comment in LaTeX.
@@ -68,7 +69,9 @@ pub fn code_actions(req: &ActionRequest<'_>) -> Vec<CodeActionOrCommand> {
             Some((_, ds)) => ds.push(d.clone()),
             None => by_container.push((container, vec![d.clone()])),
         }
-        if wants(req.only, &CodeActionKind::QUICKFIX) && disabled_offered.insert((data.section, data.paragraph)) {
+        if wants(req.only, &CodeActionKind::QUICKFIX)
+            && disabled_offered.insert((data.section, data.paragraph))
+        {
             if let Some(action) = disable_action(req, data.section, data.paragraph, d.clone()) {
                 out.push(action);
             }
@@ -76,7 +79,8 @@ pub fn code_actions(req: &ActionRequest<'_>) -> Vec<CodeActionOrCommand> {
     }
     if wants(req.only, &CodeActionKind::QUICKFIX) {
         for (container, ds) in by_container {
-            if let Some(action) = reorder_action(req, container, CodeActionKind::QUICKFIX, Some(ds)) {
+            if let Some(action) = reorder_action(req, container, CodeActionKind::QUICKFIX, Some(ds))
+            {
                 offered.insert(container);
                 out.insert(0, action);
             }
@@ -98,7 +102,8 @@ pub fn code_actions(req: &ActionRequest<'_>) -> Vec<CodeActionOrCommand> {
                 if offered.contains(&c) {
                     continue;
                 }
-                if let Some(action) = reorder_action(req, c, CodeActionKind::REFACTOR_REWRITE, None) {
+                if let Some(action) = reorder_action(req, c, CodeActionKind::REFACTOR_REWRITE, None)
+                {
                     out.push(action);
                 }
             }
@@ -112,9 +117,9 @@ pub fn code_actions(req: &ActionRequest<'_>) -> Vec<CodeActionOrCommand> {
 fn wants(only: Option<&[CodeActionKind]>, kind: &CodeActionKind) -> bool {
     match only {
         None => true,
-        Some(only) => only
-            .iter()
-            .any(|o| kind.as_str() == o.as_str() || kind.as_str().starts_with(&format!("{}.", o.as_str()))),
+        Some(only) => only.iter().any(|o| {
+            kind.as_str() == o.as_str() || kind.as_str().starts_with(&format!("{}.", o.as_str()))
+        }),
     }
 }
 
@@ -135,7 +140,7 @@ fn reorder_action(
 ) -> Option<CodeActionOrCommand> {
     let a = req.analyzed;
     let p = a.proposal(container)?;
-    if p.gain() < MIN_GAIN {
+    if !p.worthwhile() {
         return None;
     }
     let replacement = permute(&a.text, &p.spans, &p.order).ok()??;
@@ -155,9 +160,22 @@ fn reorder_action(
     }))
 }
 
-fn disable_action(req: &ActionRequest<'_>, section: usize, paragraph: usize, d: Diagnostic) -> Option<CodeActionOrCommand> {
+fn disable_action(
+    req: &ActionRequest<'_>,
+    section: usize,
+    paragraph: usize,
+    d: Diagnostic,
+) -> Option<CodeActionOrCommand> {
     let a = req.analyzed;
-    let para = a.document.sections.get(section)?.paragraphs.get(paragraph)?;
+    let para = a
+        .document
+        .sections
+        .get(section)?
+        .paragraphs
+        .get(paragraph)?;
+    if para.disabled {
+        return None;
+    }
     let (at, insert) = disable_insertion(&a.text, a.format?, para.span)?;
     let edit = TextEdit {
         range: convert::range(&a.line_index, &a.text, Span::new(at, at)),
@@ -267,9 +285,15 @@ mod tests {
         let (at, ins) = disable_insertion(tex, Format::Latex, span_of(tex, "Text")).expect("tex");
         assert_eq!(at, tex.find("Text").expect("t"));
         assert_eq!(ins, "\n% segue-disable-next\n");
-        assert_eq!(disable_insertion("a\n\nb\n", Format::Plain, Span::new(3, 4)), None);
+        assert_eq!(
+            disable_insertion("a\n\nb\n", Format::Plain, Span::new(3, 4)),
+            None
+        );
         let quote = "> a\n>\n> b\n";
-        assert_eq!(disable_insertion(quote, Format::Markdown, Span::new(8, 9)), None);
+        assert_eq!(
+            disable_insertion(quote, Format::Markdown, Span::new(8, 9)),
+            None
+        );
         let indented = "x\n\n   Para.\n";
         assert_eq!(
             disable_insertion(indented, Format::Markdown, span_of(indented, "Para")),

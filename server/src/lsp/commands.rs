@@ -37,10 +37,15 @@ impl Drop for Unregister<'_> {
 /// that is not open in the editor (open documents are analyzed live). Reports `$/progress` when
 /// the client gave or accepts a work-done token, and stops when the client cancels the progress
 /// or the request. Returns `{files, findings, errors, cancelled}`.
-pub(crate) async fn check_workspace(session: &Arc<Session>, params: tower_lsp_server::ls_types::ExecuteCommandParams) -> Result<Option<LSPAny>> {
+pub(crate) async fn check_workspace(
+    session: &Arc<Session>,
+    params: tower_lsp_server::ls_types::ExecuteCommandParams,
+) -> Result<Option<LSPAny>> {
     let roots: Vec<PathBuf> = lock(&session.settings).roots().to_vec();
     if roots.is_empty() {
-        return Err(Error::invalid_params("segue.checkWorkspace needs a workspace folder"));
+        return Err(Error::invalid_params(
+            "segue.checkWorkspace needs a workspace folder",
+        ));
     }
     let cancel = Arc::new(AtomicBool::new(false));
     let _guard = CancelOnDrop(cancel.clone());
@@ -80,13 +85,15 @@ pub(crate) async fn check_workspace(session: &Arc<Session>, params: tower_lsp_se
     // Collect the files (IO: off the runtime's workers).
     let mut files: Vec<PathBuf> = Vec::new();
     for root in &roots {
-        let (resolved, warnings) = lock(&session.settings).for_dir(root);
-        session.warn_user(warnings).await;
+        let (resolved, _) = lock(&session.settings).for_dir(root);
+        session.warn_user(resolved.warnings.clone()).await;
         let config = resolved.config.clone();
         let walk_root = root.clone();
-        let found = tokio::task::spawn_blocking(move || collect_inputs(std::slice::from_ref(&walk_root), &config))
-            .await
-            .map_err(|e| Error::invalid_params(e.to_string()))?;
+        let found = tokio::task::spawn_blocking(move || {
+            collect_inputs(std::slice::from_ref(&walk_root), &config)
+        })
+        .await
+        .map_err(|e| Error::invalid_params(e.to_string()))?;
         match found {
             Ok(inputs) => files.extend(inputs.into_iter().filter_map(|i| match i {
                 Input::File(p) => Some(p),
@@ -106,8 +113,12 @@ pub(crate) async fn check_workspace(session: &Arc<Session>, params: tower_lsp_se
         }
         if let Some(p) = &progress {
             let pct = u32::try_from(i * 100 / total).unwrap_or(100);
-            p.report_with_message(format!("{}/{} {}", i + 1, files.len(), short(path)), pct, None)
-                .await;
+            p.report_with_message(
+                format!("{}/{} {}", i + 1, files.len(), short(path)),
+                pct,
+                None,
+            )
+            .await;
         }
         if session.is_open(path) {
             continue;
@@ -177,13 +188,19 @@ pub(crate) async fn check_workspace(session: &Arc<Session>, params: tower_lsp_se
 }
 
 fn short(path: &std::path::Path) -> String {
-    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// `segue.showDocumentScore` with one argument, the document URI (a string, or an object with a
 /// `uri` field): returns `{uri, version, score, scorer, tier, sentenceMedian, paragraphMedian,
 /// findings}` and shows the score with `window/showMessage`.
-pub(crate) async fn show_document_score(session: &Arc<Session>, params: tower_lsp_server::ls_types::ExecuteCommandParams) -> Result<Option<LSPAny>> {
+pub(crate) async fn show_document_score(
+    session: &Arc<Session>,
+    params: tower_lsp_server::ls_types::ExecuteCommandParams,
+) -> Result<Option<LSPAny>> {
     let uri = params
         .arguments
         .first()
@@ -195,7 +212,10 @@ pub(crate) async fn show_document_score(session: &Arc<Session>, params: tower_ls
         .and_then(|s| s.parse::<Uri>().ok())
         .ok_or_else(|| Error::invalid_params("segue.showDocumentScore takes the document URI"))?;
     let Some(snapshot) = session.current(&uri).await else {
-        return Err(Error::invalid_params(format!("{} is not open", uri.as_str())));
+        return Err(Error::invalid_params(format!(
+            "{} is not open",
+            uri.as_str()
+        )));
     };
     let a = &snapshot.analyzed;
     let score = a.analysis.document_score();
@@ -208,7 +228,10 @@ pub(crate) async fn show_document_score(session: &Arc<Session>, params: tower_ls
             a.findings.len()
         ),
     };
-    session.client.show_message(MessageType::INFO, message).await;
+    session
+        .client
+        .show_message(MessageType::INFO, message)
+        .await;
     let round = |x: f64| (x * 10_000.0).round() / 10_000.0;
     Ok(Some(json!({
         "uri": uri.as_str(),

@@ -66,9 +66,32 @@ mod tests {
         let text = "a😀b\r\nc";
         let index = LineIndex::new(text);
         let r = range(&index, text, Span::new(5, 9));
-        assert_eq!((r.start.line, r.start.character, r.end.line, r.end.character), (0, 3, 1, 1));
-        assert_eq!(offset(&index, text, Position { line: 0, character: 3 }), 5);
-        assert_eq!(offset(&index, text, Position { line: 9, character: 0 }), text.len());
+        assert_eq!(
+            (r.start.line, r.start.character, r.end.line, r.end.character),
+            (0, 3, 1, 1)
+        );
+        assert_eq!(
+            offset(
+                &index,
+                text,
+                Position {
+                    line: 0,
+                    character: 3
+                }
+            ),
+            5
+        );
+        assert_eq!(
+            offset(
+                &index,
+                text,
+                Position {
+                    line: 9,
+                    character: 0
+                }
+            ),
+            text.len()
+        );
     }
 
     #[test]

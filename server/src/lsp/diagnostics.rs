@@ -21,7 +21,8 @@ use tower_lsp_server::ls_types::{
 pub const SOURCE: &str = "segue";
 
 /// Where the rule codes are documented. One constant: change the base here when the docs move.
-pub const RULE_DOCS_URL: &str = "https://github.com/segue-dev/segue/blob/main/docs/guide.md#rule-codes";
+pub const RULE_DOCS_URL: &str =
+    "https://github.com/segue-dev/segue/blob/main/docs/guide.md#rule-codes";
 
 /// What a diagnostic carries for code actions (the `data` field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,7 +59,12 @@ pub fn diagnostics(analyzed: &Analyzed, uri: &Uri, severity: Severity) -> Vec<Di
         .collect()
 }
 
-fn diagnostic(analyzed: &Analyzed, uri: &Uri, severity: Severity, f: &Finding) -> Option<Diagnostic> {
+fn diagnostic(
+    analyzed: &Analyzed,
+    uri: &Uri,
+    severity: Severity,
+    f: &Finding,
+) -> Option<Diagnostic> {
     let t = analyzed
         .analysis
         .at(f.level)
@@ -86,7 +92,10 @@ fn diagnostic(analyzed: &Analyzed, uri: &Uri, severity: Severity, f: &Finding) -
         range: convert::range(index, text, f.to),
         severity: Some(convert::severity(severity)),
         code: Some(NumberOrString::String(f.code.to_string())),
-        code_description: RULE_DOCS_URL.parse().ok().map(|href| CodeDescription { href }),
+        code_description: RULE_DOCS_URL
+            .parse()
+            .ok()
+            .map(|href| CodeDescription { href }),
         source: Some(SOURCE.to_string()),
         message: f.message.clone(),
         related_information: Some(vec![DiagnosticRelatedInformation {

@@ -60,7 +60,11 @@ impl TextDocument {
 
     /// Applies `changes` in order and records `version`. Returns one warning per clamped
     /// position or out-of-order version; the edit is applied anyway.
-    pub fn apply_changes(&mut self, changes: &[TextDocumentContentChangeEvent], version: i32) -> Vec<String> {
+    pub fn apply_changes(
+        &mut self,
+        changes: &[TextDocumentContentChangeEvent],
+        version: i32,
+    ) -> Vec<String> {
         let mut warnings = Vec::new();
         if version <= self.version {
             warnings.push(format!(
@@ -138,7 +142,9 @@ pub fn char_index(rope: &Rope, pos: Position) -> (usize, Option<String>) {
     let content = line_content(slice);
     let units = content.len_utf16_cu();
     let col = (pos.character as usize).min(units);
-    let offset = content.try_utf16_cu_to_char(col).unwrap_or(content.len_chars());
+    let offset = content
+        .try_utf16_cu_to_char(col)
+        .unwrap_or(content.len_chars());
     (line_start + offset, None)
 }
 

@@ -69,18 +69,33 @@ pub fn hover(analyzed: &Analyzed, pos: Position, markdown: bool) -> Option<Hover
     rows.push(("paragraph", "out of this paragraph", out));
 
     let median = |level: &str| {
-        let l = if level == "sentence" { Level::Sentence } else { Level::Paragraph };
-        analyzed.analysis.median(l).map_or("–".to_string(), |m| format!("{m:.2}"))
+        let l = if level == "sentence" {
+            Level::Sentence
+        } else {
+            Level::Paragraph
+        };
+        analyzed
+            .analysis
+            .median(l)
+            .map_or("–".to_string(), |m| format!("{m:.2}"))
     };
     let score = |t: Option<&Transition>| t.map_or("–".to_string(), |t| format!("{:.2}", t.score));
     let flagged = |t: Option<&Transition>| {
-        t.is_some_and(|t| analyzed.findings.iter().any(|f| f.level == t.level && f.to == t.to.span && f.from == t.from.span))
+        t.is_some_and(|t| {
+            analyzed
+                .findings
+                .iter()
+                .any(|f| f.level == t.level && f.to == t.to.span && f.from == t.from.span)
+        })
     };
     let scorer = analyzed.scorer.name();
     let tier = analyzed.analysis.tier;
     let mut out = String::new();
     if markdown {
-        let _ = writeln!(out, "**Segue** coherence · scorer `{scorer}` (tier {tier})\n");
+        let _ = writeln!(
+            out,
+            "**Segue** coherence · scorer `{scorer}` (tier {tier})\n"
+        );
         out.push_str("| transition | score | document median |\n|---|---:|---:|\n");
         for (level, label, t) in &rows {
             let mark = if flagged(*t) { " ⚠" } else { "" };
@@ -90,24 +105,42 @@ pub fn hover(analyzed: &Analyzed, pos: Position, markdown: bool) -> Option<Hover
         let _ = writeln!(out, "Segue coherence · scorer {scorer} (tier {tier})");
         for (level, label, t) in &rows {
             let mark = if flagged(*t) { " (weak)" } else { "" };
-            let _ = writeln!(out, "{label}: {}{mark} (document median {})", score(*t), median(level));
+            let _ = writeln!(
+                out,
+                "{label}: {}{mark} (document median {})",
+                score(*t),
+                median(level)
+            );
         }
     }
     let mut reasons = String::new();
     for (level, label, t) in &rows {
         let Some(t) = t else { continue };
         let line = if label.starts_with("into") {
-            format!("{label}: this {level} {}", t.reason.describe(&format!("the {level} before it")))
+            format!(
+                "{label}: this {level} {}",
+                t.reason.describe(&format!("the {level} before it"))
+            )
         } else {
-            format!("{label}: the next {level} {}", t.reason.describe(&format!("this {level}")))
+            format!(
+                "{label}: the next {level} {}",
+                t.reason.describe(&format!("this {level}"))
+            )
         };
         let _ = writeln!(reasons, "- {line}");
         if t.disabled {
-            let _ = writeln!(reasons, "  (not reported: a `segue-disable-next` comment covers it)");
+            let _ = writeln!(
+                reasons,
+                "  (not reported: a `segue-disable-next` comment covers it)"
+            );
         }
     }
     if !reasons.is_empty() {
-        out.push_str(if markdown { "\n**Why**\n\n" } else { "\nWhy:\n" });
+        out.push_str(if markdown {
+            "\n**Why**\n\n"
+        } else {
+            "\nWhy:\n"
+        });
         out.push_str(&reasons);
     }
     let span = place.sentence.map_or(place.paragraph.span, |s| s.span);

@@ -34,7 +34,10 @@ pub fn init() {
     let to_client = ClientLayer.with_filter(filter::filter_fn(|m| {
         m.target().starts_with("segue") && *m.level() <= Level::INFO
     }));
-    let _ = tracing_subscriber::registry().with(stderr).with(to_client).try_init();
+    let _ = tracing_subscriber::registry()
+        .with(stderr)
+        .with(to_client)
+        .try_init();
 }
 
 /// Starts forwarding log events to `client` (call once the client exists, inside the runtime).

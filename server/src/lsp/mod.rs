@@ -6,8 +6,8 @@
 //! - [`document`]: open documents as ropes with incremental UTF-16 edits;
 //! - [`engine`]: incremental, cancellable analysis with a per-document transition-score cache,
 //!   producing immutable [`engine::Analyzed`] snapshots; reorder proposals;
-//! - [`diagnostics`], [`hover`], [`actions`]: snapshots → LSP results; [`permute`] is the pure
-//!   function behind the reorder edits;
+//! - [`diagnostics`], [`hover`], [`actions`]: snapshots → LSP results (reorder edits come from
+//!   [`crate::order::reorder`] and [`crate::order::permute`], shared with `segue reorder`);
 //! - [`settings`]: editor settings merged with `segue.toml`; [`commands`]: `segue.*` commands;
 //! - [`convert`]: spans ↔ LSP ranges; [`transport`]: a guard that drops malformed frames before
 //!   they reach the JSON-RPC layer; [`logging`]: stderr (`RUST_LOG`) and `window/logMessage`.
@@ -23,7 +23,6 @@ pub mod document;
 pub mod engine;
 pub mod hover;
 pub mod logging;
-pub mod permute;
 pub mod server;
 pub mod settings;
 pub mod transport;
@@ -59,10 +58,16 @@ pub fn run(_args: ServeArgs) -> anyhow::Result<u8> {
 
 async fn serve_stdio() -> u8 {
     let (to_server, from_guard) = tokio::io::duplex(1 << 16);
-    let guard = tokio::spawn(transport::forward_valid_frames(tokio::io::stdin(), to_server));
+    let guard = tokio::spawn(transport::forward_valid_frames(
+        tokio::io::stdin(),
+        to_server,
+    ));
     let (service, socket) = LspService::build(server::Backend::new)
         .custom_method(server::DEBUG_TEXT, server::Backend::debug_text)
-        .custom_method("window/workDoneProgress/cancel", server::Backend::progress_cancel)
+        .custom_method(
+            "window/workDoneProgress/cancel",
+            server::Backend::progress_cancel,
+        )
         .finish();
     let session = service.inner().session.clone();
     Server::new(from_guard, tokio::io::stdout(), socket)

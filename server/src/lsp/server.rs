@@ -101,12 +101,19 @@ impl Caps {
                 .and_then(|w| w.did_change_watched_files.as_ref())
                 .and_then(|d| d.dynamic_registration)
                 .unwrap_or(false),
-            progress: c.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+            progress: c
+                .window
+                .as_ref()
+                .and_then(|w| w.work_done_progress)
+                .unwrap_or(false),
             versioned_edits: ws
                 .and_then(|w| w.workspace_edit.as_ref())
                 .and_then(|e| e.document_changes)
                 .unwrap_or(false),
-            markdown_hover: match td.and_then(|t| t.hover.as_ref()).and_then(|h| h.content_format.as_ref()) {
+            markdown_hover: match td
+                .and_then(|t| t.hover.as_ref())
+                .and_then(|h| h.content_format.as_ref())
+            {
                 None => true,
                 Some(kinds) => kinds.contains(&MarkupKind::Markdown),
             },
@@ -192,19 +199,21 @@ impl Session {
         self.shutdown.load(Ordering::SeqCst)
     }
 
-    /// Resolved settings for a path, showing warnings from a first read of a project file.
+    /// Resolved settings for a path, showing its warnings (once per settings change).
     pub async fn resolved_for(&self, path: Option<&Path>) -> Arc<Resolved> {
-        let (resolved, warnings) = lock(&self.settings).for_path(path);
-        self.warn_user(warnings).await;
+        let (resolved, _) = lock(&self.settings).for_path(path);
+        self.warn_user(resolved.warnings.clone()).await;
         resolved
     }
 
     /// Shows each warning once (per settings change) with `window/showMessage`, and logs it.
     pub async fn warn_user(&self, warnings: Vec<String>) {
         for w in warnings {
-            warn!("{w}");
             if lock(&self.shown).insert(w.clone()) {
-                self.client.show_message(MessageType::WARNING, format!("Segue: {w}")).await;
+                warn!("{w}");
+                self.client
+                    .show_message(MessageType::WARNING, format!("Segue: {w}"))
+                    .await;
             }
         }
     }
@@ -216,7 +225,9 @@ impl Session {
 
     /// Whether `path` is open in the editor.
     pub fn is_open(&self, path: &Path) -> bool {
-        lock(&self.docs).values().any(|e| e.path.as_deref() == Some(path))
+        lock(&self.docs)
+            .values()
+            .any(|e| e.path.as_deref() == Some(path))
     }
 
     /// Bumps the document's generation (cancelling work in flight) and schedules a run.
@@ -291,13 +302,20 @@ impl Session {
             };
             let analyzed = lock(&engine).run(&job, generation, &cancelled)?;
             let diagnostics = diagnostics(&analyzed, &uri, resolved_job.config.severity);
-            Ok(Snapshot { analyzed, diagnostics })
+            Ok(Snapshot {
+                analyzed,
+                diagnostics,
+            })
         })
         .await;
         let snapshot = match result {
             Ok(Ok(s)) => s,
             Ok(Err(Cancelled)) => {
-                debug!("{} v{}: analysis cancelled by a newer edit", p.uri.as_str(), p.version);
+                debug!(
+                    "{} v{}: analysis cancelled by a newer edit",
+                    p.uri.as_str(),
+                    p.version
+                );
                 return;
             }
             Err(e) => {
@@ -343,7 +361,11 @@ impl Session {
         p.results.send_replace(Some(snapshot.clone()));
         if !self.caps().pull {
             self.client
-                .publish_diagnostics(p.uri.clone(), snapshot.diagnostics.clone(), Some(snapshot.analyzed.version))
+                .publish_diagnostics(
+                    p.uri.clone(),
+                    snapshot.diagnostics.clone(),
+                    Some(snapshot.analyzed.version),
+                )
                 .await;
         }
     }
@@ -358,7 +380,10 @@ impl Session {
         };
         let waited = tokio::time::timeout(
             WAIT_LIMIT,
-            rx.wait_for(|s| s.as_ref().is_some_and(|s| s.analyzed.generation >= generation)),
+            rx.wait_for(|s| {
+                s.as_ref()
+                    .is_some_and(|s| s.analyzed.generation >= generation)
+            }),
         )
         .await;
         match waited {
@@ -481,10 +506,12 @@ impl Backend {
 
     /// `segue/debugText`: the server's text of an open document (hidden; for tests).
     pub async fn debug_text(&self, params: DebugTextParams) -> Result<Option<DebugText>> {
-        Ok(lock(&self.session.docs).get(&params.uri).map(|e| DebugText {
-            version: e.doc.version(),
-            text: e.doc.text(),
-        }))
+        Ok(lock(&self.session.docs)
+            .get(&params.uri)
+            .map(|e| DebugText {
+                version: e.doc.version(),
+                text: e.doc.text(),
+            }))
     }
 
     /// `window/workDoneProgress/cancel`: cancels a running `segue.checkWorkspace`.
@@ -542,7 +569,10 @@ impl LanguageServer for Backend {
         let caps = Caps::from_client(&params.capabilities);
         info!(
             "initialize from {}: pull diagnostics {}, configuration {}",
-            params.client_info.as_ref().map_or("an unnamed client", |c| c.name.as_str()),
+            params
+                .client_info
+                .as_ref()
+                .map_or("an unnamed client", |c| c.name.as_str()),
             caps.pull,
             caps.configuration
         );
@@ -560,31 +590,40 @@ impl LanguageServer for Backend {
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
                 position_encoding: Some(PositionEncodingKind::UTF16),
-                text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
-                    open_close: Some(true),
-                    change: Some(TextDocumentSyncKind::INCREMENTAL),
-                    will_save: None,
-                    will_save_wait_until: None,
-                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
-                })),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        will_save: None,
+                        will_save_wait_until: None,
+                        save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                    },
+                )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
-                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR_REWRITE]),
-                    work_done_progress_options: WorkDoneProgressOptions::default(),
-                    resolve_provider: None,
-                })),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![
+                            CodeActionKind::QUICKFIX,
+                            CodeActionKind::REFACTOR_REWRITE,
+                        ]),
+                        work_done_progress_options: WorkDoneProgressOptions::default(),
+                        resolve_provider: None,
+                    },
+                )),
                 execute_command_provider: Some(ExecuteCommandOptions {
                     commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
                     work_done_progress_options: WorkDoneProgressOptions {
                         work_done_progress: Some(true),
                     },
                 }),
-                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
-                    identifier: Some("segue".to_string()),
-                    inter_file_dependencies: false,
-                    workspace_diagnostics: false,
-                    work_done_progress_options: WorkDoneProgressOptions::default(),
-                })),
+                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(
+                    DiagnosticOptions {
+                        identifier: Some("segue".to_string()),
+                        inter_file_dependencies: false,
+                        workspace_diagnostics: false,
+                        work_done_progress_options: WorkDoneProgressOptions::default(),
+                    },
+                )),
                 workspace: Some(WorkspaceServerCapabilities {
                     workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                         supported: Some(true),
@@ -636,7 +675,7 @@ impl LanguageServer for Backend {
         if caps.configuration {
             session.reload_settings(None).await;
         }
-        let (resolved, _) = lock(&session.settings).for_path(None);
+        let resolved = session.resolved_for(None).await;
         info!(
             "segue {} ready: scorer `{}`, debounce {} ms",
             env!("CARGO_PKG_VERSION"),
@@ -691,7 +730,9 @@ impl LanguageServer for Backend {
         let warnings = {
             let mut docs = lock(&self.session.docs);
             match docs.get_mut(&uri) {
-                Some(e) => e.doc.apply_changes(&params.content_changes, params.text_document.version),
+                Some(e) => e
+                    .doc
+                    .apply_changes(&params.content_changes, params.text_document.version),
                 None => vec!["didChange for a document that is not open; ignored".to_string()],
             }
         };
@@ -708,7 +749,10 @@ impl LanguageServer for Backend {
             e.generation.fetch_add(1, Ordering::SeqCst);
             if !self.session.caps().pull {
                 let _guard = e.publish.lock().await;
-                self.session.client.publish_diagnostics(uri, Vec::new(), None).await;
+                self.session
+                    .client
+                    .publish_diagnostics(uri, Vec::new(), None)
+                    .await;
             }
         }
     }
@@ -731,7 +775,8 @@ impl LanguageServer for Backend {
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         let touches_config = params.changes.iter().any(|c| {
-            convert::path(&c.uri).is_some_and(|p| p.file_name().is_some_and(|n| n == crate::config::FILE_NAME))
+            convert::path(&c.uri)
+                .is_some_and(|p| p.file_name().is_some_and(|n| n == crate::config::FILE_NAME))
         });
         if touches_config {
             self.session.reload_files().await;
@@ -742,9 +787,20 @@ impl LanguageServer for Backend {
         {
             let mut settings = lock(&self.session.settings);
             let mut roots = settings.roots().to_vec();
-            let removed: Vec<PathBuf> = params.event.removed.iter().filter_map(|f| convert::path(&f.uri)).collect();
+            let removed: Vec<PathBuf> = params
+                .event
+                .removed
+                .iter()
+                .filter_map(|f| convert::path(&f.uri))
+                .collect();
             roots.retain(|r| !removed.contains(r));
-            roots.extend(params.event.added.iter().filter_map(|f| convert::path(&f.uri)));
+            roots.extend(
+                params
+                    .event
+                    .added
+                    .iter()
+                    .filter_map(|f| convert::path(&f.uri)),
+            );
             settings.set_roots(roots);
         }
         self.session.schedule_all();
@@ -787,46 +843,56 @@ impl LanguageServer for Backend {
         Ok(Some(actions))
     }
 
-    async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
         let uri = params.text_document.uri;
         let Some(snapshot) = self.session.current(&uri).await else {
             if self.session.version_of(&uri).is_some() {
                 return Err(server_cancelled());
             }
-            return Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
-                RelatedFullDocumentDiagnosticReport {
+            return Ok(DocumentDiagnosticReportResult::Report(
+                DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
                     related_documents: None,
                     full_document_diagnostic_report: FullDocumentDiagnosticReport {
                         result_id: None,
                         items: Vec::new(),
                     },
-                },
-            )));
+                }),
+            ));
         };
-        let result_id = format!("{}:{}", snapshot.analyzed.version, snapshot.analyzed.generation);
+        let result_id = format!(
+            "{}:{}",
+            snapshot.analyzed.version, snapshot.analyzed.generation
+        );
         if params.previous_result_id.as_deref() == Some(result_id.as_str()) {
-            return Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Unchanged(
-                RelatedUnchangedDocumentDiagnosticReport {
+            return Ok(DocumentDiagnosticReportResult::Report(
+                DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {
                     related_documents: None,
-                    unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport { result_id },
-                },
-            )));
+                    unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport {
+                        result_id,
+                    },
+                }),
+            ));
         }
-        Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
-            RelatedFullDocumentDiagnosticReport {
+        Ok(DocumentDiagnosticReportResult::Report(
+            DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
                 related_documents: None,
                 full_document_diagnostic_report: FullDocumentDiagnosticReport {
                     result_id: Some(result_id),
                     items: snapshot.diagnostics.clone(),
                 },
-            },
-        )))
+            }),
+        ))
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
         match params.command.as_str() {
             CHECK_WORKSPACE => super::commands::check_workspace(&self.session, params).await,
-            SHOW_DOCUMENT_SCORE => super::commands::show_document_score(&self.session, params).await,
+            SHOW_DOCUMENT_SCORE => {
+                super::commands::show_document_score(&self.session, params).await
+            }
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }
     }

@@ -35,6 +35,8 @@ pub struct Resolved {
     pub base: Option<PathBuf>,
     /// Compiled `ignore` globs.
     pub ignore: globset::GlobSet,
+    /// Warnings about the project file and the merged settings.
+    pub warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for Resolved {
@@ -88,7 +90,7 @@ impl SettingsStore {
     /// Returns the warnings about them.
     pub fn set_editor(&mut self, value: Value) -> Vec<String> {
         let value = match value {
-            Value::Object(mut map) if map.get("segue").is_some_and(Value::is_object) => {
+            Value::Object(mut map) if map.contains_key("segue") => {
                 map.remove("segue").unwrap_or(Value::Null)
             }
             other => other,
@@ -96,7 +98,10 @@ impl SettingsStore {
         self.editor = value;
         self.resolved.clear();
         let (_, warnings) = Config::resolve(&self.editor);
-        warnings.into_iter().map(|w| format!("editor settings: {w}")).collect()
+        warnings
+            .into_iter()
+            .map(|w| format!("editor settings: {w}"))
+            .collect()
     }
 
     /// Replaces the workspace roots.
@@ -162,7 +167,10 @@ impl SettingsStore {
             );
             config.tier = TierChoice::Builtin;
         }
-        let name = config.scorer.clone().unwrap_or_else(|| DEFAULT_SCORER.to_string());
+        let name = config
+            .scorer
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SCORER.to_string());
         let scorer = match self.scorers.get(&name) {
             Some(s) => s,
             None => {
@@ -171,7 +179,11 @@ impl SettingsStore {
                     self.scorers.names().join(", ")
                 ));
                 config.scorer = None;
-                match self.scorers.get(DEFAULT_SCORER).or_else(|| self.scorers.iter().next().cloned()) {
+                match self
+                    .scorers
+                    .get(DEFAULT_SCORER)
+                    .or_else(|| self.scorers.iter().next().cloned())
+                {
                     Some(s) => s,
                     None => Arc::new(NullScorer),
                 }
@@ -192,6 +204,7 @@ impl SettingsStore {
                 file,
                 base,
                 ignore,
+                warnings: warnings.clone(),
             },
             warnings,
         )
@@ -212,8 +225,10 @@ fn project_file(start: &Path) -> Option<PathBuf> {
 }
 
 fn read_toml(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let value: toml::Value = toml::from_str(&text).map_err(|e| format!("{} is not valid TOML: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let value: toml::Value =
+        toml::from_str(&text).map_err(|e| format!("{} is not valid TOML: {e}", path.display()))?;
     serde_json::to_value(value).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -230,7 +245,11 @@ impl Scorer for NullScorer {
     fn tier(&self) -> u8 {
         0
     }
-    fn prepare<'a>(&'a self, units: &[crate::score::Unit<'_>], _level: crate::score::Level) -> Box<dyn crate::score::Pairwise + 'a> {
+    fn prepare<'a>(
+        &'a self,
+        units: &[crate::score::Unit<'_>],
+        _level: crate::score::Level,
+    ) -> Box<dyn crate::score::Pairwise + 'a> {
         Box::new(NullPairs(units.len()))
     }
 }
@@ -258,10 +277,15 @@ mod tests {
     #[test]
     fn file_wins_key_by_key_and_warnings_are_collected() {
         let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::write(dir.path().join(FILE_NAME), "sensitivity = \"low\"\ncolour = 1\n").expect("write");
+        std::fs::write(
+            dir.path().join(FILE_NAME),
+            "sensitivity = \"low\"\ncolour = 1\n",
+        )
+        .expect("write");
         let mut store = SettingsStore::new(ScorerSet::builtin());
         store.set_roots(vec![dir.path().to_path_buf()]);
-        let w = store.set_editor(json!({"segue": {"sensitivity": "high", "debounce": 10, "bogus": true}}));
+        let w = store
+            .set_editor(json!({"segue": {"sensitivity": "high", "debounce": 10, "bogus": true}}));
         assert_eq!(w.len(), 1, "{w:?}");
         let doc = dir.path().join("a.md");
         let (r, w) = store.for_path(Some(&doc));

@@ -78,11 +78,16 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 let keep_from = find(self.buf.get(1..).unwrap_or_default(), b"Content-Length")
                     .map_or(self.buf.len().saturating_sub(16), |i| i + 1);
                 self.buf.drain(..keep_from);
-                return Ok(Some(Frame::Dropped("input without a message header".to_string())));
+                return Ok(Some(Frame::Dropped(
+                    "input without a message header".to_string(),
+                )));
             }
             if !self.fill().await? {
                 if !self.buf.iter().all(u8::is_ascii_whitespace) {
-                    debug!("{} bytes of incomplete input at end of stream", self.buf.len());
+                    debug!(
+                        "{} bytes of incomplete input at end of stream",
+                        self.buf.len()
+                    );
                 }
                 return Ok(None);
             }
@@ -108,7 +113,8 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// The `Content-Length` of a header block (other headers are ignored).
 fn content_length(header: &[u8]) -> Result<usize, String> {
-    let text = std::str::from_utf8(header).map_err(|_| "message header is not UTF-8".to_string())?;
+    let text =
+        std::str::from_utf8(header).map_err(|_| "message header is not UTF-8".to_string())?;
     for line in text.split("\r\n") {
         if let Some((name, value)) = line.split_once(':') {
             if name.trim().eq_ignore_ascii_case("content-length") {
@@ -144,7 +150,10 @@ where
         match reader.next().await {
             Ok(Some(Frame::Body(body))) => {
                 if let Err(e) = is_jsonrpc(&body) {
-                    warn!("dropped a message that is not JSON-RPC ({} bytes): {e}", body.len());
+                    warn!(
+                        "dropped a message that is not JSON-RPC ({} bytes): {e}",
+                        body.len()
+                    );
                     continue;
                 }
                 let header = format!("Content-Length: {}\r\n\r\n", body.len());

@@ -63,7 +63,10 @@ pub struct EmbeddingCache {
 
 impl std::fmt::Debug for EmbeddingCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EmbeddingCache").field("model_id", &self.model_id).field("stats", &self.stats()).finish()
+        f.debug_struct("EmbeddingCache")
+            .field("model_id", &self.model_id)
+            .field("stats", &self.stats())
+            .finish()
     }
 }
 
@@ -99,7 +102,8 @@ impl EmbeddingCache {
     pub fn get(&self, normalised: &str) -> Option<Vector> {
         let found = self.map.get(&self.key(normalised)).and_then(|e| {
             (&*e.text == normalised).then(|| {
-                e.last_used.store(self.tick.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
+                e.last_used
+                    .store(self.tick.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
                 e.vector.clone()
             })
         });
@@ -128,7 +132,11 @@ impl EmbeddingCache {
 
     /// Drops the least recently used tenth (at least one entry).
     fn evict(&self) {
-        let mut ticks: Vec<(u64, u64)> = self.map.iter().map(|e| (e.value().last_used.load(Ordering::Relaxed), *e.key())).collect();
+        let mut ticks: Vec<(u64, u64)> = self
+            .map
+            .iter()
+            .map(|e| (e.value().last_used.load(Ordering::Relaxed), *e.key()))
+            .collect();
         let n = (self.capacity / 10).max(1).min(ticks.len());
         if n == 0 {
             return;

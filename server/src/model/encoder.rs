@@ -95,7 +95,9 @@ pub struct Encoder {
 
 impl std::fmt::Debug for Encoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Encoder").field("info", &self.info).finish_non_exhaustive()
+        f.debug_struct("Encoder")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
     }
 }
 
@@ -213,25 +215,42 @@ impl Encoder {
 
     /// Embeds `texts` with the model, bypassing the cache: sorted by token length and run in
     /// batches of at most `batch_size`. Results are in input order.
-    pub fn encode<S: AsRef<str>>(&self, texts: &[S], batch_size: usize) -> Result<Vec<Vector>, ModelError> {
+    pub fn encode<S: AsRef<str>>(
+        &self,
+        texts: &[S],
+        batch_size: usize,
+    ) -> Result<Vec<Vector>, ModelError> {
         let start = Instant::now();
         let fail = |message: String| ModelError::Inference {
             model: self.spec.name.to_string(),
             message,
         };
         let inputs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
-        let encodings = self.tokenizer.encode_batch(inputs, true).map_err(|e| fail(e.to_string()))?;
+        let encodings = self
+            .tokenizer
+            .encode_batch(inputs, true)
+            .map_err(|e| fail(e.to_string()))?;
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
         let mut out: Vec<Option<Vector>> = vec![None; encodings.len()];
         let dim = self.spec.dim;
         for batch in order.chunks(batch_size.max(1)) {
-            let width = batch.iter().map(|&i| encodings[i].get_ids().len()).max().unwrap_or(0).max(1);
+            let width = batch
+                .iter()
+                .map(|&i| encodings[i].get_ids().len())
+                .max()
+                .unwrap_or(0)
+                .max(1);
             let mut ids = vec![0i64; batch.len() * width];
             let mut mask = vec![0i64; batch.len() * width];
             for (row, &i) in batch.iter().enumerate() {
                 let enc = &encodings[i];
-                for (col, (&id, &m)) in enc.get_ids().iter().zip(enc.get_attention_mask()).enumerate() {
+                for (col, (&id, &m)) in enc
+                    .get_ids()
+                    .iter()
+                    .zip(enc.get_attention_mask())
+                    .enumerate()
+                {
                     ids[row * width + col] = i64::from(id);
                     mask[row * width + col] = i64::from(m);
                 }
@@ -246,18 +265,30 @@ impl Encoder {
             let value = outputs
                 .get(self.spec.output)
                 .ok_or_else(|| fail(format!("the model has no output `{}`", self.spec.output)))?;
-            let (out_shape, data) = value.try_extract_tensor::<f32>().map_err(|e| fail(e.to_string()))?;
-            if out_shape.len() != 2 || out_shape[0] as usize != batch.len() || out_shape[1] as usize != dim {
-                return Err(fail(format!("unexpected output shape {out_shape:?}; expected [{}, {dim}]", batch.len())));
+            let (out_shape, data) = value
+                .try_extract_tensor::<f32>()
+                .map_err(|e| fail(e.to_string()))?;
+            if out_shape.len() != 2
+                || out_shape[0] as usize != batch.len()
+                || out_shape[1] as usize != dim
+            {
+                return Err(fail(format!(
+                    "unexpected output shape {out_shape:?}; expected [{}, {dim}]",
+                    batch.len()
+                )));
             }
             for (row, &i) in batch.iter().enumerate() {
                 out[i] = Some(Arc::from(&data[row * dim..(row + 1) * dim]));
             }
             self.batches.fetch_add(1, Ordering::Relaxed);
         }
-        self.encoded.fetch_add(texts.len() as u64, Ordering::Relaxed);
-        self.nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        out.into_iter().map(|v| v.ok_or_else(|| fail("an embedding is missing".into()))).collect()
+        self.encoded
+            .fetch_add(texts.len() as u64, Ordering::Relaxed);
+        self.nanos
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        out.into_iter()
+            .map(|v| v.ok_or_else(|| fail("an embedding is missing".into())))
+            .collect()
     }
 
     /// Token ids of `text` as the model sees it (with `[CLS]`/`[SEP]`, truncated).
@@ -292,7 +323,10 @@ fn load_tokenizer(spec: &ModelSpec, path: &std::path::Path) -> Result<Tokenizer,
 fn check_signature(spec: &ModelSpec, session: &Session) -> Result<(), String> {
     let inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
     let outputs: Vec<&str> = session.outputs().iter().map(|o| o.name()).collect();
-    let ok = inputs.contains(&spec.input_ids) && inputs.contains(&spec.attention_mask) && inputs.len() == 2 && outputs.contains(&spec.output);
+    let ok = inputs.contains(&spec.input_ids)
+        && inputs.contains(&spec.attention_mask)
+        && inputs.len() == 2
+        && outputs.contains(&spec.output);
     if ok {
         Ok(())
     } else {

@@ -109,14 +109,23 @@ pub struct ModelsDir {
 pub fn locate_models_dir(options: &ModelOptions) -> Result<ModelsDir, ModelError> {
     let candidates = candidates(options);
     let spec = &super::MINILM;
-    if let Some((path, how)) = candidates.iter().find(|(p, _)| spec.model_path(p).is_file()) {
-        return Ok(ModelsDir { path: path.clone(), how });
+    if let Some((path, how)) = candidates
+        .iter()
+        .find(|(p, _)| spec.model_path(p).is_file())
+    {
+        return Ok(ModelsDir {
+            path: path.clone(),
+            how,
+        });
     }
     match candidates.into_iter().find(|(p, _)| p.is_dir()) {
         Some((path, how)) => Ok(ModelsDir { path, how }),
         None => Err(ModelError::NotInstalled {
             model: spec.name.to_string(),
-            path: options.models_dir.clone().unwrap_or_else(|| PathBuf::from("models")),
+            path: options
+                .models_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("models")),
         }),
     }
 }
@@ -125,11 +134,29 @@ fn candidates(options: &ModelOptions) -> Vec<(PathBuf, &'static str)> {
     if let Some(dir) = &options.models_dir {
         return vec![(dir.clone(), "the models_dir setting / SEGUE_MODELS_DIR")];
     }
-    let mut out = vec![(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("models"), "the source tree")];
-    if let Some(exe_dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+    let mut out = vec![(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("models"),
+        "the source tree",
+    )];
+    if let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
         out.push((exe_dir.join("models"), "beside the executable"));
-        out.push((exe_dir.join("..").join("..").join("models"), "two folders above the executable"));
-        out.push((exe_dir.join("..").join("share").join("segue").join("models"), "../share/segue/models"));
+        out.push((
+            exe_dir.join("..").join("..").join("models"),
+            "two folders above the executable",
+        ));
+        out.push((
+            exe_dir
+                .join("..")
+                .join("share")
+                .join("segue")
+                .join("models"),
+            "../share/segue/models",
+        ));
     }
     out.into_iter()
         .map(|(p, how)| (std::fs::canonicalize(&p).unwrap_or(p), how))
@@ -234,7 +261,12 @@ pub fn verify(models_dir: &Path, gpu: bool) -> Vec<FileCheck> {
                     Err(e) => FileState::Unreadable(e.to_string()),
                 }
             };
-            FileCheck { entry, path, size, state }
+            FileCheck {
+                entry,
+                path,
+                size,
+                state,
+            }
         })
         .collect()
 }
@@ -251,7 +283,11 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 #[cfg(test)]
@@ -261,7 +297,11 @@ mod tests {
     #[test]
     fn manifest_lists_the_library_and_model_with_hashes() {
         let m = manifest();
-        for needed in [format!("lib/{ORT_LIB_FILE}"), "onnx/minilm/model.onnx".into(), "onnx/minilm/tokenizer.json".into()] {
+        for needed in [
+            format!("lib/{ORT_LIB_FILE}"),
+            "onnx/minilm/model.onnx".into(),
+            "onnx/minilm/tokenizer.json".into(),
+        ] {
             let e = m.iter().find(|e| e.path == needed && e.kind == "file");
             let e = e.unwrap_or_else(|| panic!("{needed} missing from models/manifest.tsv"));
             assert_eq!(e.sha256.len(), 64);

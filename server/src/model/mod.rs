@@ -106,6 +106,10 @@ pub struct ModelOptions {
     pub batch_size: usize,
     /// Most embeddings kept in the cache.
     pub cache_capacity: usize,
+    /// Whether ONNX Runtime's worker threads spin while waiting for work. Off by default: spinning
+    /// buys a little latency on an idle machine but burns cores that the editor and the rest of
+    /// Segue need, and on a busy 2-core machine it is slower (see models/README.md).
+    pub spinning: bool,
 }
 
 impl Default for ModelOptions {
@@ -117,6 +121,7 @@ impl Default for ModelOptions {
             intra_threads: 0,
             batch_size: DEFAULT_BATCH_SIZE,
             cache_capacity: cache::DEFAULT_CAPACITY,
+            spinning: false,
         }
     }
 }
@@ -127,7 +132,8 @@ pub const DEFAULT_BATCH_SIZE: usize = 32;
 
 impl ModelOptions {
     /// Defaults overridden by the environment: `SEGUE_MODELS_DIR`, `SEGUE_DEVICE` (auto, cpu,
-    /// cuda), `SEGUE_THREADS`, `SEGUE_BATCH`, `SEGUE_CACHE`. Unparsable values are ignored.
+    /// cuda), `SEGUE_THREADS`, `SEGUE_BATCH`, `SEGUE_CACHE`, `SEGUE_SPIN` (1 to let threads spin).
+    /// Unparsable values are ignored.
     /// (`SEGUE_ORT_DYLIB` and `ORT_DYLIB_PATH` are read when the library is loaded, after the
     /// `ort_dylib` setting; see [`runtime`].)
     pub fn from_env() -> Self {
@@ -142,12 +148,16 @@ impl ModelOptions {
         if let Some(n) = var("SEGUE_THREADS").and_then(|v| v.parse().ok()) {
             o.intra_threads = n;
         }
-        if let Some(n) = var("SEGUE_BATCH").and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0) {
+        if let Some(n) = var("SEGUE_BATCH")
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+        {
             o.batch_size = n;
         }
         if let Some(n) = var("SEGUE_CACHE").and_then(|v| v.parse().ok()) {
             o.cache_capacity = n;
         }
+        o.spinning = matches!(var("SEGUE_SPIN").as_deref(), Some("1" | "true" | "yes"));
         o
     }
 
@@ -172,7 +182,9 @@ impl ModelOptions {
 /// Default intra-op threads: the available cores, at most 4 (a small encoder gains little beyond
 /// that, and the rest of Segue runs beside it). 2 on a 2-core machine.
 pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4)
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
 }
 
 static SHARED: Mutex<Vec<(ModelOptions, Arc<Encoder>)>> = Mutex::new(Vec::new());

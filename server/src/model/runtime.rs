@@ -98,24 +98,36 @@ static RUNTIME: Mutex<Option<Arc<Runtime>>> = Mutex::new(None);
 
 /// Where the library would be loaded from for `options`, and how that path was chosen, without
 /// loading it. `models_dir` is the models folder, when one was found.
-pub fn resolve_library(options: &ModelOptions, models_dir: Option<&Path>) -> Result<(PathBuf, LibrarySource), ModelError> {
+pub fn resolve_library(
+    options: &ModelOptions,
+    models_dir: Option<&Path>,
+) -> Result<(PathBuf, LibrarySource), ModelError> {
     let given = |path: PathBuf, source: LibrarySource| {
         if path.is_file() {
             Ok((path, source))
         } else {
-            Err(ModelError::LibraryMissing(format!("{source} points at {}, which is not a file", path.display())))
+            Err(ModelError::LibraryMissing(format!(
+                "{source} points at {}, which is not a file",
+                path.display()
+            )))
         }
     };
     if let Some(p) = &options.ort_dylib {
         return given(p.clone(), LibrarySource::Setting);
     }
-    for (var, source) in [("SEGUE_ORT_DYLIB", LibrarySource::SegueEnv), ("ORT_DYLIB_PATH", LibrarySource::OrtEnv)] {
+    for (var, source) in [
+        ("SEGUE_ORT_DYLIB", LibrarySource::SegueEnv),
+        ("ORT_DYLIB_PATH", LibrarySource::OrtEnv),
+    ] {
         if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
             return given(PathBuf::from(v), source);
         }
     }
     let Some(dir) = models_dir else {
-        return Err(ModelError::LibraryMissing("no models folder was found and neither SEGUE_ORT_DYLIB nor ORT_DYLIB_PATH is set".into()));
+        return Err(ModelError::LibraryMissing(
+            "no models folder was found and neither SEGUE_ORT_DYLIB nor ORT_DYLIB_PATH is set"
+                .into(),
+        ));
     };
     let gpu = gpu_library(dir);
     if options.device != Device::Cpu && gpu.is_file() {
@@ -125,7 +137,10 @@ pub fn resolve_library(options: &ModelOptions, models_dir: Option<&Path>) -> Res
     if cpu.is_file() {
         Ok((cpu, LibrarySource::ModelsFolder))
     } else {
-        Err(ModelError::LibraryMissing(format!("{} does not exist", cpu.display())))
+        Err(ModelError::LibraryMissing(format!(
+            "{} does not exist",
+            cpu.display()
+        )))
     }
 }
 
@@ -133,7 +148,10 @@ impl Runtime {
     /// The process's runtime: loaded on the first successful call, reused afterwards (ONNX Runtime
     /// can be loaded only once per process; later calls get the first library whatever their
     /// options say). A failed load is not remembered.
-    pub fn get(options: &ModelOptions, models_dir: Option<&Path>) -> Result<Arc<Runtime>, ModelError> {
+    pub fn get(
+        options: &ModelOptions,
+        models_dir: Option<&Path>,
+    ) -> Result<Arc<Runtime>, ModelError> {
         let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(rt) = slot.as_ref() {
             return Ok(rt.clone());
@@ -172,7 +190,12 @@ impl Runtime {
     }
 
     /// A session for the ONNX file at `model_path` on the provider `options.device` asks for.
-    pub fn session(&self, model_path: &Path, options: &ModelOptions, models_dir: Option<&Path>) -> Result<SessionChoice, ModelError> {
+    pub fn session(
+        &self,
+        model_path: &Path,
+        options: &ModelOptions,
+        models_dir: Option<&Path>,
+    ) -> Result<SessionChoice, ModelError> {
         let model_err = |message: String| ModelError::Model {
             path: model_path.to_path_buf(),
             message,
@@ -181,8 +204,9 @@ impl Runtime {
             return Err(model_err("the file does not exist".into()));
         }
         let threads = options.threads();
+        let spin = options.spinning;
         let cpu = || -> Result<Session, ModelError> {
-            self.builder(threads)
+            self.builder(threads, spin)
                 .map_err(model_err)?
                 .commit_from_file(model_path)
                 .map_err(|e| model_err(e.to_string()))
@@ -195,7 +219,7 @@ impl Runtime {
                 note: None,
             });
         }
-        let why_not = match self.cuda_session(model_path, threads, models_dir) {
+        let why_not = match self.cuda_session(model_path, threads, spin, models_dir) {
             Ok(session) => {
                 return Ok(SessionChoice {
                     session,
@@ -217,7 +241,7 @@ impl Runtime {
         })
     }
 
-    fn builder(&self, threads: usize) -> Result<SessionBuilder, String> {
+    fn builder(&self, threads: usize, spinning: bool) -> Result<SessionBuilder, String> {
         Session::builder(&self.env)
             .map_err(|e| e.to_string())?
             .with_optimization_level(GraphOptimizationLevel::Level3)
@@ -225,25 +249,37 @@ impl Runtime {
             .with_intra_threads(threads)
             .map_err(|e| e.to_string())?
             .with_inter_threads(1)
+            .map_err(|e| e.to_string())?
+            .with_intra_op_spinning(spinning)
+            .map_err(|e| e.to_string())?
+            .with_inter_op_spinning(spinning)
             .map_err(|e| e.to_string())
     }
 
-    fn cuda_session(&self, model_path: &Path, threads: usize, models_dir: Option<&Path>) -> Result<Session, String> {
+    fn cuda_session(
+        &self,
+        model_path: &Path,
+        threads: usize,
+        spinning: bool,
+        models_dir: Option<&Path>,
+    ) -> Result<Session, String> {
         if !self.has_cuda() {
-            return Err(format!(
-                "the ONNX Runtime at {} was built without CUDA (the GPU build comes from `models/install --gpu`)",
-                self.path.display()
-            ));
+            return Err("this ONNX Runtime build has no CUDA provider".to_string());
         }
         // CUDA and cuDNN libraries that `models/install --gpu` copied from the nvidia wheels.
-        if let Some(dir) = models_dir.map(|d| d.join("lib").join("gpu").join("cuda")).filter(|d| d.is_dir()) {
+        if let Some(dir) = models_dir
+            .map(|d| d.join("lib").join("gpu").join("cuda"))
+            .filter(|d| d.is_dir())
+        {
             let _ = ort::ep::cuda::preload_dylibs(Some(&dir), Some(&dir));
         }
-        let builder = self.builder(threads)?;
+        let builder = self.builder(threads, spinning)?;
         let mut builder = builder
             .with_execution_providers([ort::ep::CUDA::default().build().error_on_failure()])
             .map_err(|e| e.to_string())?;
-        builder.commit_from_file(model_path).map_err(|e| e.to_string())
+        builder
+            .commit_from_file(model_path)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -294,6 +330,9 @@ mod tests {
 
     #[test]
     fn versions_come_from_file_names() {
-        assert_eq!(version_of(Path::new("/x/libonnxruntime.so.1.31.1")).as_deref(), Some("1.31.1"));
+        assert_eq!(
+            version_of(Path::new("/x/libonnxruntime.so.1.31.1")).as_deref(),
+            Some("1.31.1")
+        );
     }
 }

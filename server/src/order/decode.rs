@@ -253,7 +253,11 @@ pub fn beam(problem: &Problem<'_>, width: usize, budget: Duration) -> Decoded {
     }
 }
 
-fn complete_greedily(problem: &Problem<'_>, mut order: Vec<usize>, mut used: Vec<bool>) -> Vec<usize> {
+fn complete_greedily(
+    problem: &Problem<'_>,
+    mut order: Vec<usize>,
+    mut used: Vec<bool>,
+) -> Vec<usize> {
     let n = used.len();
     while order.len() < n {
         let pos = order.len();
@@ -337,7 +341,11 @@ mod tests {
     }
 
     fn random_matrix(n: usize, rng: &mut ChaCha8Rng) -> Matrix {
-        Matrix((0..n).map(|_| (0..n).map(|_| rng.gen::<f64>()).collect()).collect())
+        Matrix(
+            (0..n)
+                .map(|_| (0..n).map(|_| rng.gen::<f64>()).collect())
+                .collect(),
+        )
     }
 
     fn permutations(n: usize) -> Vec<Vec<usize>> {
@@ -359,7 +367,11 @@ mod tests {
         let n = problem.pairs.len();
         permutations(n)
             .into_iter()
-            .filter(|o| o.iter().enumerate().all(|(pos, &u)| problem.allowed(u, pos)))
+            .filter(|o| {
+                o.iter()
+                    .enumerate()
+                    .all(|(pos, &u)| problem.allowed(u, pos))
+            })
             .map(|o| problem.objective(&o))
             .fold(f64::NEG_INFINITY, f64::max)
     }
@@ -379,7 +391,10 @@ mod tests {
                     p.pin(rng.gen_range(0..n));
                 }
                 let d = exact(&p).expect("n <= 16");
-                assert!((d.objective - brute_force(&p)).abs() < 1e-9, "n={n} trial={trial}");
+                assert!(
+                    (d.objective - brute_force(&p)).abs() < 1e-9,
+                    "n={n} trial={trial}"
+                );
                 assert!((p.objective(&d.order) - d.objective).abs() < 1e-9);
                 let mut sorted = d.order.clone();
                 sorted.sort_unstable();
@@ -407,7 +422,10 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
         let m = random_matrix(7, &mut rng);
         let p = Problem::new(&m).keep_first().keep_last();
-        for d in [exact(&p).expect("small"), beam(&p, 8, Duration::from_secs(1))] {
+        for d in [
+            exact(&p).expect("small"),
+            beam(&p, 8, Duration::from_secs(1)),
+        ] {
             assert_eq!(d.order[0], 0);
             assert_eq!(d.order[6], 6);
         }
@@ -432,7 +450,11 @@ mod tests {
     fn a_chain_is_found() {
         // transition(i, i+1) = 1, all else 0: the identity is the unique optimum.
         let n = 12;
-        let m = Matrix((0..n).map(|i| (0..n).map(|j| f64::from(u8::from(j == i + 1))).collect()).collect());
+        let m = Matrix(
+            (0..n)
+                .map(|i| (0..n).map(|j| f64::from(u8::from(j == i + 1))).collect())
+                .collect(),
+        );
         let d = best_order(&Problem::new(&m), Duration::from_secs(1));
         assert_eq!(d.order, (0..n).collect::<Vec<_>>());
         assert!(d.exact);

@@ -31,7 +31,11 @@ pub struct Replacement {
 /// The edit that puts unit `order[i]` in slot `i`, keeping separators in place. Returns `None`
 /// when the order leaves the text unchanged. The replacement is trimmed to the smallest byte range
 /// that differs (on character boundaries).
-pub fn permute(text: &str, spans: &[Span], order: &[usize]) -> Result<Option<Replacement>, PermuteError> {
+pub fn permute(
+    text: &str,
+    spans: &[Span],
+    order: &[usize],
+) -> Result<Option<Replacement>, PermuteError> {
     let n = spans.len();
     let mut seen = vec![false; n];
     if order.len() != n {
@@ -59,7 +63,10 @@ pub fn permute(text: &str, spans: &[Span], order: &[usize]) -> Result<Option<Rep
         };
         out.push_str(u.slice(text));
         if let Some(next) = spans.get(slot + 1) {
-            out.push_str(text.get(here.end..next.start).ok_or(PermuteError::BadSpans)?);
+            out.push_str(
+                text.get(here.end..next.start)
+                    .ok_or(PermuteError::BadSpans)?,
+            );
         }
     }
     let region = Span::new(first.start, last.end);
@@ -68,7 +75,11 @@ pub fn permute(text: &str, spans: &[Span], order: &[usize]) -> Result<Option<Rep
         return Ok(None);
     }
     // Trim the common prefix and suffix, keeping both cuts on character boundaries.
-    let mut pre = old.bytes().zip(out.bytes()).take_while(|(a, b)| a == b).count();
+    let mut pre = old
+        .bytes()
+        .zip(out.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
     while !(old.is_char_boundary(pre) && out.is_char_boundary(pre)) {
         pre -= 1;
     }
@@ -108,7 +119,10 @@ mod tests {
         units
             .iter()
             .map(|u| {
-                let start = text[from..].find(u).map(|i| i + from).expect("unit in text");
+                let start = text[from..]
+                    .find(u)
+                    .map(|i| i + from)
+                    .expect("unit in text");
                 from = start + u.len();
                 Span::new(start, from)
             })
@@ -156,7 +170,10 @@ mod tests {
             permute(text, &[Span::new(0, 2), Span::new(3, 9)], &[1, 0]),
             Err(PermuteError::BadSpans)
         );
-        assert_eq!(permute("é", &[Span::new(0, 1)], &[0]), Err(PermuteError::BadSpans));
+        assert_eq!(
+            permute("é", &[Span::new(0, 1)], &[0]),
+            Err(PermuteError::BadSpans)
+        );
         assert_eq!(permute(text, &[], &[]), Ok(None));
     }
 

@@ -85,7 +85,10 @@ pub fn unit_extents(doc: &Document, source: &str, container: Container) -> Optio
             let starts: Vec<usize> = section
                 .paragraphs
                 .iter()
-                .map(|p| p.disable_comment.map_or(p.span.start, |c| c.start.min(p.span.start)))
+                .map(|p| {
+                    p.disable_comment
+                        .map_or(p.span.start, |c| c.start.min(p.span.start))
+                })
                 .collect();
             let mut out = Vec::with_capacity(starts.len());
             for (i, p) in section.paragraphs.iter().enumerate() {
@@ -104,10 +107,17 @@ pub fn unit_extents(doc: &Document, source: &str, container: Container) -> Optio
                 let floor = out.last().map_or(p.span.start, |prev: &Span| prev.end);
                 let ceiling = own.get(i + 1).map_or(p.span.end, |next| next.span.start);
                 let before = source.get(floor..s.span.start).unwrap_or("");
-                let glued_before = before.len() - before.trim_end_matches(|c: char| !c.is_whitespace()).len();
-                let after = source.get(s.span.end..ceiling.max(s.span.end)).unwrap_or("");
-                let glued_after = after.len() - after.trim_start_matches(|c: char| !c.is_whitespace()).len();
-                out.push(Span::new(s.span.start - glued_before, s.span.end + glued_after));
+                let glued_before =
+                    before.len() - before.trim_end_matches(|c: char| !c.is_whitespace()).len();
+                let after = source
+                    .get(s.span.end..ceiling.max(s.span.end))
+                    .unwrap_or("");
+                let glued_after =
+                    after.len() - after.trim_start_matches(|c: char| !c.is_whitespace()).len();
+                out.push(Span::new(
+                    s.span.start - glued_before,
+                    s.span.end + glued_after,
+                ));
             }
             Some(out)
         }
@@ -157,7 +167,12 @@ pub fn propose_order(pairs: &dyn Pairwise) -> (Vec<usize>, bool) {
 
 /// The reorder proposal for `container` under `scorer`, or `None` when it has fewer than two or
 /// more than [`MAX_UNITS`] units.
-pub fn propose(doc: &Document, source: &str, container: Container, scorer: &dyn Scorer) -> Option<Proposal> {
+pub fn propose(
+    doc: &Document,
+    source: &str,
+    container: Container,
+    scorer: &dyn Scorer,
+) -> Option<Proposal> {
     let units = unit_texts(doc, container)?;
     if !(2..=MAX_UNITS).contains(&units.len()) {
         return None;
@@ -169,7 +184,11 @@ pub fn propose(doc: &Document, source: &str, container: Container, scorer: &dyn 
     let (order, exact) = propose_order(table.as_ref());
     let after = order_score(table.as_ref(), &order);
     // Keep the current order unless the decoder found a strictly better one.
-    let (order, after) = if after > before + 1e-12 { (order, after) } else { (identity, before) };
+    let (order, after) = if after > before + 1e-12 {
+        (order, after)
+    } else {
+        (identity, before)
+    };
     Some(Proposal {
         container,
         spans,
@@ -193,19 +212,31 @@ mod tests {
         let doc = parse(src, Format::Markdown);
         let spans = unit_extents(&doc, src, Container::Section(0)).unwrap();
         assert_eq!(spans[0].slice(src), "First para.\n\n```\ncode\n```");
-        assert_eq!(spans[1].slice(src), "<!-- segue-disable-next -->\nSecond para.");
+        assert_eq!(
+            spans[1].slice(src),
+            "<!-- segue-disable-next -->\nSecond para."
+        );
     }
 
     #[test]
     fn sentence_extents_include_glued_markup_and_skip_lists() {
         let src = "**Bold first.** Then *second one.* Last (third).\n\n- item one\n";
         let doc = parse(src, Format::Markdown);
-        let c = Container::Paragraph { section: 0, paragraph: 0 };
+        let c = Container::Paragraph {
+            section: 0,
+            paragraph: 0,
+        };
         let spans = unit_extents(&doc, src, c).unwrap();
         let texts: Vec<&str> = spans.iter().map(|s| s.slice(src)).collect();
-        assert_eq!(texts, vec!["**Bold first.**", "Then *second one.*", "Last (third)."]);
+        assert_eq!(
+            texts,
+            vec!["**Bold first.**", "Then *second one.*", "Last (third)."]
+        );
         let out = apply(src, &permute(src, &spans, &[2, 0, 1]).unwrap().unwrap()).unwrap();
-        assert_eq!(out, "Last (third). **Bold first.** Then *second one.*\n\n- item one\n");
+        assert_eq!(
+            out,
+            "Last (third). **Bold first.** Then *second one.*\n\n- item one\n"
+        );
     }
 
     #[test]

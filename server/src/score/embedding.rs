@@ -46,11 +46,17 @@ impl std::fmt::Debug for Embedding {
 }
 
 impl Embedding {
-    /// The scorer over a loaded encoder, with paragraphs as mean sentence embeddings.
+    /// The scorer over a loaded encoder, with paragraphs as mean sentence embeddings
+    /// (`SEGUE_EMBED_PARAGRAPHS=text` embeds paragraph text instead, to reproduce the comparison in
+    /// models/README.md).
     pub fn new(encoder: Arc<Encoder>) -> Self {
+        let paragraphs = match std::env::var("SEGUE_EMBED_PARAGRAPHS").as_deref() {
+            Ok("text") => ParagraphMode::Text,
+            _ => ParagraphMode::MeanOfSentences,
+        };
         Embedding {
             encoder,
-            paragraphs: ParagraphMode::MeanOfSentences,
+            paragraphs,
             fallback: Lexical::plain(),
             warned: AtomicBool::new(false),
         }

@@ -544,7 +544,7 @@ impl Grid {
 }
 
 /// Units above this count compute transitions on demand without caching them.
-const CACHE_LIMIT: usize = 2048;
+const CACHE_LIMIT: usize = 1024;
 
 /// A lazily filled `n × n` cache of `f64` values, safe to share between threads.
 pub(crate) struct LazyTable {

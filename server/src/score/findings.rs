@@ -1,7 +1,7 @@
 //! Which transitions are weak enough to report.
 //!
 //! A transition is flagged only when it is weak on both counts:
-//! - **absolute**: below the floor — the score that only a small share (2 %, 5 % or 10 % by
+//! - **absolute**: below the floor — the score that only a small share (20 %, 30 % or 40 % by
 //!   [`Sensitivity`]) of transitions in edited prose fall below, read from the scorer's
 //!   [`Calibration`] (measured on the dev corpus by `segue calibrate`);
 //! - **relative**: below the document's own median by more than `k` robust spreads
@@ -35,9 +35,9 @@ impl Sensitivity {
     /// The calibration percentile used as the absolute floor.
     pub fn percentile(self) -> usize {
         match self {
-            Sensitivity::Low => 2,
-            Sensitivity::Medium => 5,
-            Sensitivity::High => 10,
+            Sensitivity::Low => 20,
+            Sensitivity::Medium => 30,
+            Sensitivity::High => 40,
         }
     }
 
@@ -142,7 +142,11 @@ const UNCALIBRATED_FLOOR: f64 = 0.05;
 const MIN_TRANSITIONS_FOR_MEDIAN: usize = 4;
 
 /// The findings of an analysis, in document order.
-pub fn findings(analysis: &Analysis, calibration: &Calibration, sensitivity: Sensitivity) -> Vec<Finding> {
+pub fn findings(
+    analysis: &Analysis,
+    calibration: &Calibration,
+    sensitivity: Sensitivity,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     for level in [Level::Paragraph, Level::Sentence] {
         let transitions = analysis.at(level);
@@ -217,10 +221,17 @@ mod tests {
         let doc = parse(src, Format::Plain);
         let analysis = analyze(&doc, &Lexical::plain());
         let mut cal = Calibration::default();
-        cal.record("lexical", Level::Sentence, (0..100).map(|i| i as f64 / 100.0).collect());
+        cal.record(
+            "lexical",
+            Level::Sentence,
+            (0..100).map(|i| i as f64 / 100.0).collect(),
+        );
         let found = findings(&analysis, &cal, Sensitivity::Medium);
         assert_eq!(found.len(), 1, "{found:#?}");
-        assert_eq!(found[0].to.slice(src), "Penguins waddle across Antarctic ice.");
+        assert_eq!(
+            found[0].to.slice(src),
+            "Penguins waddle across Antarctic ice."
+        );
         assert_eq!(found[0].code, WEAK_SENTENCE);
         assert!(found[0].message.contains("shares no content words"));
         // The transition after the odd sentence is weak too, but the run is reported once.

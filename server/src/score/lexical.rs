@@ -165,7 +165,13 @@ mod tests {
         assert_eq!(p.transition(1, 2), 0.0);
         assert!((p.transition(0, 1) - p.transition(1, 0)).abs() < 1e-12);
         let reason = p.reason(0, 1);
-        assert!(reason.shared.iter().any(|w| w.to_lowercase().starts_with("pars")));
-        assert!(p.reason(1, 2).describe("the previous sentence").contains("no content words"));
+        assert!(reason
+            .shared
+            .iter()
+            .any(|w| w.to_lowercase().starts_with("pars")));
+        assert!(p
+            .reason(1, 2)
+            .describe("the previous sentence")
+            .contains("no content words"));
     }
 }

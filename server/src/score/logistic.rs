@@ -87,7 +87,8 @@ impl Logistic {
             }
             mb = b1 * mb + (1.0 - b1) * gb;
             vb = b2 * vb + (1.0 - b2) * gb * gb;
-            b -= lr * (mb / (1.0 - b1.powi(t as i32))) / ((vb / (1.0 - b2.powi(t as i32))).sqrt() + eps);
+            b -= lr * (mb / (1.0 - b1.powi(t as i32)))
+                / ((vb / (1.0 - b2.powi(t as i32))).sqrt() + eps);
         }
         Logistic {
             features,
@@ -110,8 +111,13 @@ mod tests {
 
     #[test]
     fn learns_a_separable_rule() {
-        let xs: Vec<Vec<f64>> = (0..200).map(|i| vec![i as f64 / 10.0, (i % 7) as f64]).collect();
-        let ys: Vec<f64> = xs.iter().map(|x| f64::from(u8::from(x[0] > 10.0))).collect();
+        let xs: Vec<Vec<f64>> = (0..200)
+            .map(|i| vec![i as f64 / 10.0, (i % 7) as f64])
+            .collect();
+        let ys: Vec<f64> = xs
+            .iter()
+            .map(|x| f64::from(u8::from(x[0] > 10.0)))
+            .collect();
         let m = Logistic::fit(vec!["a".into(), "b".into()], &xs, &ys, 1e-4, 300);
         let acc = xs
             .iter()

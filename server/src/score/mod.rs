@@ -10,11 +10,13 @@
 //! Invariant: scorers see clean sentence text only, never markup, spans or LSP types.
 
 pub mod analysis;
+pub mod bbscore;
 pub mod embedding;
 pub mod entity_grid;
 pub mod findings;
 pub mod lexical;
 pub mod logistic;
+pub mod precedence;
 pub mod tier0;
 pub mod tokens;
 pub mod train;
@@ -23,7 +25,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The granularity of the units being scored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     /// Sentence → sentence transitions.
@@ -60,7 +64,12 @@ impl Reason {
         let mut msg = if self.shared.is_empty() {
             format!("shares no content words or entities with {previous}")
         } else {
-            let words: Vec<String> = self.shared.iter().take(3).map(|w| format!("‘{w}’")).collect();
+            let words: Vec<String> = self
+                .shared
+                .iter()
+                .take(3)
+                .map(|w| format!("‘{w}’"))
+                .collect();
             format!("shares only {} with {previous}", words.join(", "))
         };
         if let Some(note) = &self.note {
@@ -162,7 +171,10 @@ mod tests {
         assert_eq!(set.names().len(), 4);
         for s in set.iter() {
             assert!(!s.description().is_empty());
-            assert!(s.name().chars().all(|c| c.is_ascii_lowercase() || c == '-' || c.is_ascii_digit()));
+            assert!(s
+                .name()
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-' || c.is_ascii_digit()));
             assert_eq!(s.tier(), 0);
         }
     }

@@ -1,14 +1,18 @@
 //! The combined built-in score: a logistic model over the lexical cosines, the entity-grid logit
 //! and cheap discourse cues, trained on the train split to tell a unit's true successor from other
-//! units of the same document.
+//! units of the same document (see [`super::train`]).
 //!
-//! Cues read from the units' text:
+//! Features of a pair `from → to`:
+//! - the `lexical` and `lexical-noun` cosines, the entity-grid log-odds, and a cosine weighted by
+//!   the document's own inverse unit frequency (words that recur everywhere in the document count
+//!   less); square roots of the cosines and a "no shared word" flag let the linear model bend;
+//! - at the paragraph level, the same weighted cosine between the last sentence of `from` and the
+//!   first sentence of `to` (the boundary the reader crosses);
 //! - `to` opens with a connective (*however*, *therefore*, *also*, *for example*, *then*, …, grouped
 //!   by kind) or an anaphoric pronoun or determiner (*it*, *they*, *this*, *such*, …): such a unit
-//!   leans on what comes before it; *first* and its kin instead tend to open a sequence;
-//! - `from` ends with a colon or a question;
-//! - both units are quoted speech;
-//! - the length ratio of the two units.
+//!   leans on what comes before it (the model weighs this with the overlap: a connective with no
+//!   shared words counts against the pair); *first* and its kin instead tend to open a sequence;
+//! - `from` ends with a colon or a question; both units are quoted speech; the length ratio.
 //!
 //! Every feature is computed per pair, so the score of an order stays decomposable.
 
@@ -641,6 +645,26 @@ mod tests {
                 for j in 0..6 {
                     assert!((0.0..=1.0).contains(&p.transition(i, j)));
                     let _ = p.reason(i, j);
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_scores_in_range(texts in proptest::collection::vec(".{0,40}", 0..6)) {
+            let s = Tier0::trained();
+            let grid = EntityGrid::trained();
+            let units: Vec<Unit> = texts.iter().map(|t| vec![t.as_str(), "The parser: it works?"]).collect();
+            for level in [Level::Sentence, Level::Paragraph] {
+                let p = s.prepare(&units, level);
+                let g = grid.prepare(&units, level);
+                for i in 0..=units.len() {
+                    for j in 0..=units.len() {
+                        proptest::prop_assert!((0.0..=1.0).contains(&p.transition(i, j)));
+                        proptest::prop_assert!((0.0..=1.0).contains(&g.transition(i, j)));
+                        let _ = (p.reason(i, j), g.reason(i, j));
+                    }
                 }
             }
         }

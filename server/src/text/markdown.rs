@@ -91,7 +91,10 @@ impl<'a> Builder<'a> {
         if span.slice(source) == text {
             p.push_source(source, span);
         } else if let Some(i) = span.slice(source).find(text) {
-            p.push_source(source, Span::new(span.start + i, span.start + i + text.len()));
+            p.push_source(
+                source,
+                Span::new(span.start + i, span.start + i + text.len()),
+            );
         } else {
             p.push_synthetic(text, span);
         }
@@ -186,7 +189,11 @@ impl<'a> Builder<'a> {
         match tag {
             TagEnd::Heading(_) => {
                 if let Some((hspan, level, prose)) = self.heading.take() {
-                    let title = prose.text().split_whitespace().collect::<Vec<_>>().join(" ");
+                    let title = prose
+                        .text()
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ");
                     self.out.push(Block::Heading {
                         span: trim_span(self.source, hspan),
                         title,
@@ -270,7 +277,10 @@ mod tests {
         let paras: Vec<_> = doc.paragraphs().collect();
         assert_eq!(paras.len(), 2);
         assert_eq!(paras[0].sentences.len(), 4);
-        assert_eq!(paras[0].span.slice(src), "Here are options:\n\n- first option\n- second option\n\n> A quote.");
+        assert_eq!(
+            paras[0].span.slice(src),
+            "Here are options:\n\n- first option\n- second option\n\n> A quote."
+        );
         assert_eq!(paras[1].sentences.len(), 2);
     }
 

@@ -177,7 +177,9 @@ impl Document {
 
     /// Number of words in the document's prose.
     pub fn word_count(&self) -> usize {
-        self.sentences().map(|s| s.text.split_whitespace().count()).sum()
+        self.sentences()
+            .map(|s| s.text.split_whitespace().count())
+            .sum()
     }
 }
 

@@ -52,7 +52,10 @@ impl ProseText {
         }
         // Merge with the previous piece when contiguous, to keep the map small.
         if let Some(last) = self.pieces.last_mut() {
-            if last.verbatim && last.src.end == span.start && last.clean_start + last.len == self.text.len() {
+            if last.verbatim
+                && last.src.end == span.start
+                && last.clean_start + last.len == self.text.len()
+            {
                 last.len += s.len();
                 last.src.end = span.end;
                 self.text.push_str(s);

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+use lsp::notification::Notification;
+use lsp::request::Request;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
@@ -15,8 +17,6 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 pub use tower_lsp_server::ls_types as lsp;
-use lsp::notification::Notification;
-use lsp::request::Request;
 
 /// How long any single wait may take (override with `SEGUE_TEST_TIMEOUT` seconds).
 pub fn timeout() -> Duration {
@@ -112,7 +112,10 @@ impl Client {
     }
 
     fn fail(&self, what: &str) -> ! {
-        panic!("{what}\n--- server stderr (tail) ---\n{}", self.stderr_tail());
+        panic!(
+            "{what}\n--- server stderr (tail) ---\n{}",
+            self.stderr_tail()
+        );
     }
 
     /// Writes raw bytes to the server's stdin.
@@ -144,7 +147,11 @@ impl Client {
         if let Some(err) = msg.get("error") {
             return Err(RpcError {
                 code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
-                message: err.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
+                message: err
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
                 data: err.get("data").cloned(),
             });
         }
@@ -161,7 +168,8 @@ impl Client {
     pub fn request<R: Request>(&mut self, params: R::Params) -> R::Result {
         let v = serde_json::to_value(params).expect("params");
         match self.request_raw(R::METHOD, v) {
-            Ok(r) => serde_json::from_value(r).unwrap_or_else(|e| self.fail(&format!("bad {} result: {e}", R::METHOD))),
+            Ok(r) => serde_json::from_value(r)
+                .unwrap_or_else(|e| self.fail(&format!("bad {} result: {e}", R::METHOD))),
             Err(e) => self.fail(&format!("{} failed: {e:?}", R::METHOD)),
         }
     }
@@ -183,8 +191,12 @@ impl Client {
             let left = deadline.saturating_duration_since(Instant::now());
             let msg = match self.rx.recv_timeout(left) {
                 Ok(m) => m,
-                Err(RecvTimeoutError::Timeout) => self.fail(&format!("timed out waiting for {what}")),
-                Err(RecvTimeoutError::Disconnected) => self.fail(&format!("server closed its output while waiting for {what}")),
+                Err(RecvTimeoutError::Timeout) => {
+                    self.fail(&format!("timed out waiting for {what}"))
+                }
+                Err(RecvTimeoutError::Disconnected) => self.fail(&format!(
+                    "server closed its output while waiting for {what}"
+                )),
             };
             let is_request = msg.get("method").is_some() && msg.get("id").is_some();
             if !is_request {
@@ -194,7 +206,10 @@ impl Client {
             let params = msg.get("params").cloned().unwrap_or(Value::Null);
             let result = match method.as_str() {
                 "workspace/configuration" => {
-                    let n = params.get("items").and_then(Value::as_array).map_or(1, Vec::len);
+                    let n = params
+                        .get("items")
+                        .and_then(Value::as_array)
+                        .map_or(1, Vec::len);
                     Value::Array(vec![self.config.clone(); n])
                 }
                 _ => Value::Null,
@@ -224,7 +239,10 @@ impl Client {
     }
 
     /// Waits for a notification of type `N` whose params satisfy `pred`.
-    pub fn wait_notification<N: Notification>(&mut self, pred: impl Fn(&N::Params) -> bool) -> N::Params
+    pub fn wait_notification<N: Notification>(
+        &mut self,
+        pred: impl Fn(&N::Params) -> bool,
+    ) -> N::Params
     where
         N::Params: DeserializeOwned,
     {
@@ -261,7 +279,8 @@ impl Client {
     pub fn take_published(&mut self, uri: &lsp::Uri) -> Vec<lsp::PublishDiagnosticsParams> {
         let mut out = Vec::new();
         self.inbox.retain(|m| {
-            let hit = m.get("method").and_then(Value::as_str) == Some("textDocument/publishDiagnostics")
+            let hit = m.get("method").and_then(Value::as_str)
+                == Some("textDocument/publishDiagnostics")
                 && m["params"]["uri"].as_str() == Some(uri.as_str());
             if hit {
                 if let Ok(p) = serde_json::from_value(m["params"].clone()) {
@@ -274,7 +293,12 @@ impl Client {
     }
 
     /// Initializes with `capabilities`, workspace `root` and `options`, then sends `initialized`.
-    pub fn initialize(&mut self, capabilities: lsp::ClientCapabilities, root: Option<&Path>, options: Option<Value>) -> lsp::InitializeResult {
+    pub fn initialize(
+        &mut self,
+        capabilities: lsp::ClientCapabilities,
+        root: Option<&Path>,
+        options: Option<Value>,
+    ) -> lsp::InitializeResult {
         let folders = root.map(|r| {
             vec![lsp::WorkspaceFolder {
                 uri: lsp::Uri::from_file_path(r).expect("root uri"),
@@ -310,7 +334,12 @@ impl Client {
     }
 
     /// Sends incremental changes.
-    pub fn change(&mut self, uri: &lsp::Uri, version: i32, changes: Vec<lsp::TextDocumentContentChangeEvent>) {
+    pub fn change(
+        &mut self,
+        uri: &lsp::Uri,
+        version: i32,
+        changes: Vec<lsp::TextDocumentContentChangeEvent>,
+    ) {
         self.notify::<lsp::notification::DidChangeTextDocument>(lsp::DidChangeTextDocumentParams {
             text_document: lsp::VersionedTextDocumentIdentifier {
                 uri: uri.clone(),
@@ -323,8 +352,10 @@ impl Client {
     /// Waits for pushed diagnostics of `uri` at `version`.
     pub fn diagnostics(&mut self, uri: &lsp::Uri, version: i32) -> Vec<lsp::Diagnostic> {
         let u = uri.clone();
-        self.wait_notification::<lsp::notification::PublishDiagnostics>(move |p| p.uri == u && p.version == Some(version))
-            .diagnostics
+        self.wait_notification::<lsp::notification::PublishDiagnostics>(move |p| {
+            p.uri == u && p.version == Some(version)
+        })
+        .diagnostics
     }
 
     /// The server's copy of a document (`segue/debugText`): version and text.
@@ -334,7 +365,10 @@ impl Client {
             .unwrap_or_else(|e| self.fail(&format!("segue/debugText failed: {e:?}")));
         (
             r["version"].as_i64().unwrap_or(-1) as i32,
-            r["text"].as_str().unwrap_or_else(|| self.fail(&format!("no text in {r}"))).to_string(),
+            r["text"]
+                .as_str()
+                .unwrap_or_else(|| self.fail(&format!("no text in {r}")))
+                .to_string(),
         )
     }
 
@@ -353,7 +387,9 @@ impl Client {
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => return status,
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
                 _ => self.fail("server did not exit"),
             }
         }
@@ -397,7 +433,11 @@ pub fn file_uri(path: &Path) -> lsp::Uri {
 
 /// A URI for a document that does not exist on disk, in a folder that has no `segue.toml`.
 pub fn scratch_uri(name: &str) -> lsp::Uri {
-    file_uri(&std::env::temp_dir().join("segue-lsp-tests-nonexistent").join(name))
+    file_uri(
+        &std::env::temp_dir()
+            .join("segue-lsp-tests-nonexistent")
+            .join(name),
+    )
 }
 
 /// Client capabilities for push diagnostics (no pull support).
@@ -436,8 +476,14 @@ pub fn pull_caps() -> lsp::ClientCapabilities {
 /// A range from (line, character) pairs.
 pub fn range(sl: u32, sc: u32, el: u32, ec: u32) -> lsp::Range {
     lsp::Range {
-        start: lsp::Position { line: sl, character: sc },
-        end: lsp::Position { line: el, character: ec },
+        start: lsp::Position {
+            line: sl,
+            character: sc,
+        },
+        end: lsp::Position {
+            line: el,
+            character: ec,
+        },
     }
 }
 
@@ -498,7 +544,13 @@ pub fn offset_of(text: &str, pos: lsp::Position) -> usize {
 pub fn apply_edits(text: &str, edits: &[lsp::TextEdit]) -> String {
     let mut spans: Vec<(usize, usize, &str)> = edits
         .iter()
-        .map(|e| (offset_of(text, e.range.start), offset_of(text, e.range.end), e.new_text.as_str()))
+        .map(|e| {
+            (
+                offset_of(text, e.range.start),
+                offset_of(text, e.range.end),
+                e.new_text.as_str(),
+            )
+        })
         .collect();
     spans.sort_by_key(|s| std::cmp::Reverse(s.0));
     let mut out = text.to_string();

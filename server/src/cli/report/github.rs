@@ -94,4 +94,81 @@ mod tests {
         assert_eq!(command(Severity::Information), "notice");
         assert_eq!(command(Severity::Error), "error");
     }
+
+    #[test]
+    fn writes_one_command_per_finding_and_error() {
+        use crate::cli::report::{FileResult, Located, Range};
+        use crate::score::findings::{Finding, WEAK_PARAGRAPH, WEAK_SENTENCE};
+        use crate::score::{Level, Reason};
+        use crate::text::{Position, Span};
+        let pos = |line, character| Position { line, character };
+        let located = |code, level, range: Range, severity| Located {
+            range,
+            related: range,
+            severity,
+            finding: Finding {
+                code,
+                level,
+                from: Span::new(0, 1),
+                to: Span::new(1, 2),
+                score: 0.0,
+                median: 0.5,
+                floor: 0.1,
+                scorer: "tier0",
+                reason: Reason::default(),
+                message: "100% weak:\nyes".to_string(),
+            },
+        };
+        let report = CheckReport {
+            files: vec![
+                FileResult {
+                    path: "a,b.md".to_string(),
+                    source: String::new(),
+                    findings: vec![
+                        located(
+                            WEAK_SENTENCE,
+                            Level::Sentence,
+                            Range {
+                                start: pos(2, 4),
+                                end: pos(2, 9),
+                            },
+                            Severity::Warning,
+                        ),
+                        located(
+                            WEAK_PARAGRAPH,
+                            Level::Paragraph,
+                            Range {
+                                start: pos(4, 0),
+                                end: pos(6, 3),
+                            },
+                            Severity::Hint,
+                        ),
+                    ],
+                    score: None,
+                    error: None,
+                },
+                FileResult {
+                    path: "x.md".to_string(),
+                    source: String::new(),
+                    findings: Vec::new(),
+                    score: None,
+                    error: Some("file looks binary".to_string()),
+                },
+            ],
+            scorer: "tier0".to_string(),
+            tier: 0,
+        };
+        let mut out = Vec::new();
+        assert!(GithubReport.write(&report, &mut out).is_ok());
+        let text = String::from_utf8(out).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "::warning file=a%2Cb.md,line=3,col=5,endLine=3,endColumn=10,title=segue(weak-sentence-transition)::100%25 weak:%0Ayes",
+                "::notice file=a%2Cb.md,line=5,endLine=7,title=segue(weak-paragraph-transition)::100%25 weak:%0Ayes",
+                "::error file=x.md,title=segue::file looks binary",
+            ]
+        );
+    }
 }

@@ -267,4 +267,114 @@ mod tests {
         assert_eq!(rule_index(WEAK_SENTENCE), 0);
         assert_eq!(rule_index(WEAK_PARAGRAPH), 1);
     }
+
+    /// A report built by hand, so the format is checked whatever the scorers flag.
+    fn sample_report() -> CheckReport {
+        use crate::score::findings::Finding;
+        use crate::score::Reason;
+        use crate::text::{LineIndex, Span};
+        let source = "# T\n\n🚀 One cache. Two caches.\n\nOther text.\n".to_string();
+        let index = LineIndex::new(&source);
+        let span = |needle: &str| {
+            let start = source.find(needle).unwrap_or(0);
+            Span::new(start, start + needle.len())
+        };
+        let located = |level, code, from: Span, to: Span, severity| Located {
+            range: Range::of(&index, &source, to),
+            related: Range::of(&index, &source, from),
+            severity,
+            finding: Finding {
+                code,
+                level,
+                from,
+                to,
+                score: 0.012345,
+                median: 0.5,
+                floor: 0.1,
+                scorer: "tier0",
+                reason: Reason::default(),
+                message: "Weak transition".to_string(),
+            },
+        };
+        CheckReport {
+            files: vec![
+                FileResult {
+                    path: "docs/a b.md".to_string(),
+                    findings: vec![
+                        located(
+                            Level::Sentence,
+                            WEAK_SENTENCE,
+                            span("🚀 One cache."),
+                            span("Two caches."),
+                            Severity::Error,
+                        ),
+                        located(
+                            Level::Paragraph,
+                            WEAK_PARAGRAPH,
+                            span("🚀 One cache. Two caches."),
+                            span("Other text."),
+                            Severity::Information,
+                        ),
+                    ],
+                    score: Some(0.4),
+                    error: None,
+                    source,
+                },
+                FileResult {
+                    path: "gone.md".to_string(),
+                    source: String::new(),
+                    findings: Vec::new(),
+                    score: None,
+                    error: Some("cannot read: missing".to_string()),
+                },
+            ],
+            scorer: "tier0".to_string(),
+            tier: 0,
+        }
+    }
+
+    #[test]
+    fn a_hand_built_report_validates_against_the_schema() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/sarif/sarif-2.1.0-rtm.5.json"
+        );
+        let schema: Value = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .expect("the SARIF schema fixture is readable JSON");
+        let validator = jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema)
+            .expect("the schema compiles");
+        let log = to_sarif(&sample_report());
+        let errors: Vec<String> = validator
+            .iter_errors(&log)
+            .map(|e| format!("{e} at {}", e.instance_path))
+            .collect();
+        assert!(errors.is_empty(), "{errors:#?}\n{log:#}");
+
+        let run = &log["runs"][0];
+        assert_eq!(run["invocations"][0]["executionSuccessful"], false);
+        let results = run["results"].as_array().expect("results");
+        assert_eq!(results.len(), 2);
+        assert_eq!(results[0]["level"], "error");
+        assert_eq!(results[0]["ruleIndex"], 0);
+        assert_eq!(results[1]["level"], "note");
+        assert_eq!(results[1]["ruleIndex"], 1);
+        let region = &results[0]["locations"][0]["physicalLocation"]["region"];
+        // "🚀 One cache. " is 14 UTF-16 code units (the emoji counts two): column 15, 1-based.
+        assert_eq!(region["startLine"], 3);
+        assert_eq!(region["startColumn"], 15);
+        assert_eq!(region["endColumn"], 26);
+        assert_eq!(
+            results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "docs/a%20b.md"
+        );
+        assert_eq!(
+            results[0]["relatedLocations"][0]["physicalLocation"]["region"]["startColumn"],
+            1
+        );
+        assert_eq!(results[0]["properties"]["score"], 0.0123);
+    }
 }

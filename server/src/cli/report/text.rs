@@ -472,4 +472,67 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn renders_header_snippet_note_and_summary() {
+        use crate::cli::report::{CheckReport, FileResult, Located, Range};
+        use crate::score::findings::{Finding, WEAK_SENTENCE};
+        use crate::score::Reason;
+        use crate::text::{LineIndex, Span};
+        let source = "# T\n\nThe cache 漢字 holds. Penguins waddle.\n".to_string();
+        let index = LineIndex::new(&source);
+        let from = Span::new(5, source.find(" Penguins").unwrap_or(0));
+        let to_start = source.find("Penguins").unwrap_or(0);
+        let to = Span::new(to_start, to_start + "Penguins waddle.".len());
+        let finding = Finding {
+            code: WEAK_SENTENCE,
+            level: Level::Sentence,
+            from,
+            to,
+            score: 0.01,
+            median: 0.4,
+            floor: 0.1,
+            scorer: "tier0",
+            reason: Reason::default(),
+            message: "Weak sentence transition".to_string(),
+        };
+        let report = CheckReport {
+            files: vec![
+                FileResult {
+                    path: "a.md".to_string(),
+                    findings: vec![Located {
+                        range: Range::of(&index, &source, to),
+                        related: Range::of(&index, &source, from),
+                        severity: Severity::Warning,
+                        finding,
+                    }],
+                    score: Some(0.3),
+                    error: None,
+                    source,
+                },
+                FileResult {
+                    path: "b.md".to_string(),
+                    source: String::new(),
+                    findings: Vec::new(),
+                    score: None,
+                    error: Some("cannot read: gone".to_string()),
+                },
+            ],
+            scorer: "tier0".to_string(),
+            tier: 0,
+        };
+        let mut out = Vec::new();
+        assert!(TextReport { color: false }.write(&report, &mut out).is_ok());
+        let expected = "\
+a.md:3:21: warning[weak-sentence-transition]: Weak sentence transition
+  |
+3 | The cache 漢字 holds. Penguins waddle.
+  |                       ^^^^^^^^^^^^^^^^
+  = note: the previous sentence starts at 3:1; score 0.010, document median 0.400
+
+b.md: error: cannot read: gone
+1 finding in 1 file (scorer tier0, tier 0); 1 file could not be checked (see above).
+";
+        assert_eq!(String::from_utf8(out).unwrap_or_default(), expected);
+    }
 }

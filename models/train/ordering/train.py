@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+"""Trains the ordering heads (sentence and paragraph level), sets the order objective's weights on
+dev, exports ONNX and writes models/ordering/.
+
+Data (see subsets.py and models/train/embed.py; embeddings cached under target/embeddings/):
+  sentence level  train: paragraphs of train.abstracts.jsonl (3-16 sentences) and paragraphs of
+                  3-12 sentences of target/ordering/train.subset.jsonl; dev: paragraphs of 4-10
+                  sentences of dev.abstracts.jsonl.
+  paragraph level train: documents (windows) of 3-16 paragraphs of train.subset.jsonl;
+                  dev: documents of 2-16 paragraphs of dev.jsonl (target/ordering/dev.le16.jsonl).
+A tenth of the training instances (by document hash) is held out for early stopping; dev data is
+only used to choose hyper-parameters and the objective's weights, never to fit the heads.
+
+Usage: train.py [--level sentence|paragraph|both] [--epochs 40] [--attention 0] [--seed 0]
+                [--no-export]
+"""
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+import autograd.numpy as anp
+import numpy as np
+from autograd import grad
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cues  # noqa: E402
+import data  # noqa: E402
+import decode  # noqa: E402
+import model  # noqa: E402
+
+ROOT = data.ROOT
+SHARED = Path("/work/shared/data")
+OUT = ROOT / "models" / "ordering"
+WORK = ROOT / "target" / "ordering"
+DIM = 384
+
+
+def held_out(doc_id: str) -> bool:
+    return int(hashlib.sha256(doc_id.split("#")[0].split("@")[0].encode()).hexdigest(), 16) % 10 == 0
+
+
+def instances(level: str, shared: Path):
+    subset = data.load(WORK / "train.subset.jsonl")
+    if level == "sentence":
+        abstracts = data.load(shared / "train.abstracts.jsonl")
+        train = data.sentence_instances(abstracts, 3, 16) + data.sentence_instances(subset, 3, 12)
+        for name in ["train.paras", "train.paras2"]:
+            if (WORK / f"{name}.jsonl").exists() and (data.EMB / f"{name}.npz").exists():
+                train += data.sentence_instances(data.load(WORK / f"{name}.jsonl"), 3, 12)
+        dev = data.sentence_instances(data.load(shared / "dev.abstracts.jsonl"), 4, 10)
+    else:
+        train = data.paragraph_instances(subset, 3, 16, windows=True)
+        dev = data.paragraph_instances(data.load(WORK / "dev.le16.jsonl"), 2, 16)
+    fit = [i for i in train if not held_out(i.doc)]
+    hold = [i for i in train if held_out(i.doc)]
+    return fit, hold, dev
+
+
+def batches(insts, size, rng=None):
+    order = sorted(range(len(insts)), key=lambda k: len(insts[k].x))
+    chunks = [order[i:i + size] for i in range(0, len(order), size)]
+    if rng is not None:
+        rng.shuffle(chunks)
+    for chunk in chunks:
+        n = max(len(insts[k].x) for k in chunk)
+        F = insts[chunk[0]].x.shape[1]
+        K = insts[chunk[0]].q.shape[2]
+        X = np.zeros((len(chunk), n, F), dtype=np.float64)
+        M = np.zeros((len(chunk), n))
+        Q = np.zeros((len(chunk), n, n, K))
+        for r, k in enumerate(chunk):
+            m = len(insts[k].x)
+            X[r, :m] = insts[k].x
+            M[r, :m] = 1
+            Q[r, :m, :m] = insts[k].q
+        yield X, M, Q
+
+
+def loss_fn(p, X, M, Q, pos_weight=0.5, succ_weight=1.0, l2=1e-4):
+    prec, succ, opening, closing = model.forward(anp, p, X, M, Q)
+    B, N = M.shape
+    upper = np.triu(np.ones((N, N)), 1)[None]
+    pair = M[:, :, None] * M[:, None, :]
+    pm = pair * upper
+    l_prec = anp.sum(anp.logaddexp(0.0, -prec) * pm) / np.sum(pm)
+    # successor: row i (a real unit with a real successor) against all other real units
+    eye = np.eye(N)[None]
+    valid = pair * (1 - eye)
+    s = succ + (valid - 1.0) * 1e9
+    smax = anp.max(s, axis=2, keepdims=True)
+    lse = anp.log(anp.sum(anp.exp(s - smax), axis=2)) + smax[:, :, 0]
+    nxt = np.zeros((B, N, N))
+    rows = np.zeros((B, N))
+    for b in range(B):
+        n = int(M[b].sum())
+        for i in range(n - 1):
+            nxt[b, i, i + 1] = 1
+            rows[b, i] = 1
+    gold = anp.sum(succ * nxt, axis=2)
+    l_succ = anp.sum((lse - gold) * rows) / np.sum(rows)
+
+    def set_ce(logits, target):
+        lg = logits + (M - 1.0) * 1e9
+        mx = anp.max(lg, axis=1, keepdims=True)
+        lse1 = anp.log(anp.sum(anp.exp(lg - mx), axis=1)) + mx[:, 0]
+        return anp.mean(lse1 - anp.sum(logits * target, axis=1))
+
+    first = np.zeros((B, N))
+    first[:, 0] = 1
+    last = np.zeros((B, N))
+    for b in range(B):
+        last[b, int(M[b].sum()) - 1] = 1
+    l_pos = set_ce(opening, first) + set_ce(closing, last)
+    reg = sum(anp.sum(v ** 2) for k, v in p.items() if k.startswith("W"))
+    return l_prec + succ_weight * l_succ + pos_weight * l_pos + l2 * reg
+
+
+def evaluate_loss(p, insts):
+    tot, n = 0.0, 0
+    for X, M, Q in batches(insts, 64):
+        tot += float(loss_fn(p, X, M, Q, l2=0.0)) * len(X)
+        n += len(X)
+    return tot / max(n, 1)
+
+
+def train_level(level, fit, hold, epochs, attention, seed, hidden, lr=2e-3, l2=1e-4):
+    rng = np.random.default_rng(seed)
+    F = fit[0].x.shape[1]
+    p = model.init(rng, F, H=hidden, H2=hidden, Hp=hidden // 2, attention=attention)
+    g = grad(loss_fn)
+    mom = {k: np.zeros_like(v) for k, v in p.items()}
+    vel = {k: np.zeros_like(v) for k, v in p.items()}
+    t = 0
+    best = (float("inf"), None, 0)
+    t0 = time.time()
+    for ep in range(epochs):
+        for X, M, Q in batches(fit, 32, rng):
+            t += 1
+            gr = g(p, X, M, Q, l2=l2)
+            for k in p:
+                mom[k] = 0.9 * mom[k] + 0.1 * gr[k]
+                vel[k] = 0.999 * vel[k] + 0.001 * gr[k] ** 2
+                mh = mom[k] / (1 - 0.9 ** t)
+                vh = vel[k] / (1 - 0.999 ** t)
+                p[k] = p[k] - lr * mh / (np.sqrt(vh) + 1e-8)
+        hl = evaluate_loss(p, hold)
+        if hl < best[0]:
+            best = (hl, {k: v.copy() for k, v in p.items()}, ep + 1)
+        print(f"  {level} epoch {ep + 1}: held-out loss {hl:.4f} ({time.time() - t0:.0f} s)", flush=True)
+        if ep + 1 - best[2] >= 6:
+            break
+    return best[1], {"epochs": best[2], "held_out_loss": best[0], "seconds": time.time() - t0}
+
+
+def log_softmax(v, mask=None):
+    v = v.astype(np.float64)
+    if mask is not None:
+        v = np.where(mask, v, -np.inf)
+    mx = np.max(v)
+    return v - (mx + np.log(np.sum(np.exp(v - mx))))
+
+
+def components(p, inst):
+    """The objective's ingredients for one instance, in numpy float64."""
+    X = inst.x[None].astype(np.float64)
+    M = np.ones((1, len(inst.x)))
+    prec, succ, opening, closing = (np.asarray(a)[0] for a in model.forward(np, p, X, M, inst.q[None].astype(np.float64)))
+    n = len(inst.x)
+    e = inst.x[:, :DIM].astype(np.float64)
+    cos = np.clip(e @ e.T, 0.0, 1.0)
+    off = ~np.eye(n, dtype=bool)
+    s = np.zeros((n, n))
+    for i in range(n):
+        s[i] = log_softmax(succ[i], off[i])
+    s[~off] = 0.0
+    return {
+        "prec": decode.log_sigmoid(prec) * off,
+        "succ": s,
+        "cos": cos,
+        "open": log_softmax(opening),
+        "close": log_softmax(closing),
+    }
+
+
+def shuffled(comps, seed=13):
+    """Each instance's components under a fixed random permutation (as `segue eval` shuffles), so
+    that the decoder's tie-breaking cannot favour the gold order; returns (perm, comps)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for c in comps:
+        n = len(c["open"])
+        perm = rng.permutation(n)
+        cc = {k: (v[np.ix_(perm, perm)] if v.ndim == 2 else v[perm]) for k, v in c.items()}
+        out.append((perm, cc))
+    return out
+
+
+def chain_matrix(c, w):
+    """The order objective as one transition matrix (see the module docstring of
+    server/src/order/model.rs): adjacent terms plus a position potential phi folded in as
+    phi(i) - phi(j), whose sum along an order telescopes to phi(first) - phi(last)."""
+    borda = c["prec"].sum(1) - c["prec"].sum(0)
+    phi = w.get("opening", 0) * c["open"] - w.get("closing", 0) * c["close"] + w.get("borda", 0) * borda
+    adj = (w.get("successor", 0) * c["succ"] + w.get("coherence", 0) * c["cos"]
+           + w.get("precedence", 0) * c["prec"] + phi[:, None] - phi[None, :])
+    np.fill_diagonal(adj, 0.0)
+    return adj
+
+
+def decode_all(comps, w, glob=False):
+    """Decodes every (perm, components) instance; returns predicted orders of gold indices. With
+    `glob`, precedence counts over all pairs of the order instead (decode.exact's prec term)."""
+    preds = []
+    for perm, c in comps:
+        if glob:
+            adj = w.get("successor", 0) * c["succ"] + w.get("coherence", 0) * c["cos"]
+            o = decode.exact(adj, w.get("precedence", 0) * c["prec"], w.get("opening", 0) * c["open"],
+                             w.get("closing", 0) * c["close"])
+        else:
+            o = decode.exact(chain_matrix(c, w))
+        preds.append([int(perm[i]) for i in o])
+    return preds
+
+
+def diagnostics(comps):
+    """Pairwise precedence accuracy, successor top-1 and opening/closing top-1 on gold data."""
+    pairs = pc = succ = sc = op = cl = 0
+    for c in comps:
+        n = len(c["open"])
+        iu = np.triu_indices(n, 1)
+        pc += int(np.sum(c["prec"][iu] > np.log(0.5)))
+        pairs += len(iu[0])
+        for i in range(n - 1):
+            row = np.where(np.arange(n) == i, -np.inf, c["succ"][i])
+            sc += int(np.argmax(row) == i + 1)
+            succ += 1
+        op += int(np.argmax(c["open"]) == 0)
+        cl += int(np.argmax(c["close"]) == n - 1)
+    k = max(len(comps), 1)
+    return {"pair_acc": pc / max(pairs, 1), "succ_top1": sc / max(succ, 1), "open_top1": op / k, "close_top1": cl / k}
+
+
+def criterion(m):
+    return m["pmr"] + m["tau"] + m["wlcs"]
+
+
+GRID = {
+    "successor": [0.0, 0.25, 0.5, 1.0, 2.0],
+    "coherence": [0.0, 0.5, 1.0, 3.0],
+    "precedence": [0.0, 0.5, 1.0, 2.0],
+    "borda": [0.0, 0.05, 0.1, 0.3],
+    "opening": [0.0, 0.5, 1.0, 2.0],
+    "closing": [0.0, 0.5, 1.0],
+}
+
+
+def tune(comps, keys=tuple(GRID), start=None, glob=False, rounds=2):
+    """Weights of the order objective chosen on dev by coordinate ascent over GRID (two rounds),
+    maximising PMR + τ + WLCS-l. Returns (weights, metrics)."""
+    w = {k: 0.0 for k in GRID}
+    w.update(start or {"successor": 0.5, "coherence": 1.0, "precedence": 1.0, "opening": 1.0, "closing": 0.5})
+    w = {k: (v if k in keys else 0.0) for k, v in w.items()}
+    m = decode.metrics(decode_all(comps, w, glob))
+    best = criterion(m)
+    for _ in range(rounds):
+        for k in keys:
+            for v in GRID[k]:
+                trial = dict(w, **{k: v})
+                mt = decode.metrics(decode_all(comps, trial, glob))
+                if criterion(mt) > best + 1e-9:
+                    best, w, m = criterion(mt), trial, mt
+    return w, m
+
+
+def systems(comps, full_w):
+    """The dev table's model rows (and ablations), each decoded exactly."""
+    pair_w, pair_m = tune(comps, keys=("precedence", "borda"), start={"precedence": 1.0})
+    rows = {
+        "embedding-cosine DP": ({"coherence": 1.0}, None),
+        "pairwise model DP": (pair_w, pair_m),
+        "successor only DP": ({"successor": 1.0}, None),
+        "full model DP": (full_w, None),
+    }
+    out = {}
+    for name, (w, m) in rows.items():
+        out[name] = {"weights": {k: v for k, v in w.items() if v}, **(m or decode.metrics(decode_all(comps, w)))}
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--level", choices=["sentence", "paragraph", "both"], default="both")
+    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--attention", type=int, default=0)
+    ap.add_argument("--hidden", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--data", type=Path, default=SHARED)
+    ap.add_argument("--no-export", action="store_true")
+    ap.add_argument("--reuse", action="store_true", help="reuse target/ordering/params-LEVEL.npz")
+    args = ap.parse_args()
+    levels = ["sentence", "paragraph"] if args.level == "both" else [args.level]
+    meta_path = OUT / "ordering.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    meta.update({
+        "format": 1,
+        "embedding": {"model": "all-MiniLM-L6-v2", "dim": DIM,
+                      "paragraph": "mean of the sentence embeddings, renormalised to unit length"},
+        "cues": {"version": cues.VERSION, "features": cues.FEATURES},
+        "pairs": cues.PAIRS,
+        "input": "units [n, dim + cues]: the unit's embedding, then its cue features; "
+                 "pairs [n, n, pair cues]: directed pair cues (i before j)",
+        "outputs": {"precedence": "[n, n] logit of P(i before j), antisymmetric",
+                    "successor": "[n, n] logit that j directly follows i (softmax over j != i)",
+                    "opening": "[n] logit over the set of opening the order",
+                    "closing": "[n] logit over the set of closing the order"},
+        "objective": "sum_{k<l} w.precedence*log sigmoid(precedence[o_k,o_l]) + sum_k (w.successor*"
+                     "log_softmax_row(successor)[o_k,o_k+1] + w.coherence*max(0,cos(o_k,o_k+1))) + "
+                     "w.opening*log_softmax(opening)[o_0] + w.closing*log_softmax(closing)[o_n-1]",
+    })
+    meta.setdefault("levels", {})
+    for level in levels:
+        fit, hold, dev = instances(level, args.data)
+        print(f"{level}: {len(fit)} training instances ({sum(len(i.x) for i in fit)} units), "
+              f"{len(hold)} held out, {len(dev)} dev", flush=True)
+        saved = WORK / f"params-{level}.npz"
+        if args.reuse and saved.exists():
+            z = np.load(saved)
+            p = {k: z[k] for k in z.files if k != "info"}
+            info = json.loads(str(z["info"]))
+        else:
+            p, info = train_level(level, fit, hold, args.epochs, args.attention, args.seed, args.hidden)
+            np.savez(saved, info=np.array(json.dumps(info)), **p)
+        raw = [components(p, i) for i in dev]
+        print(f"{level}: dev diagnostics {diagnostics(raw)}")
+        comps = shuffled(raw)
+        w, m = tune(comps)
+        print(f"{level}: weights {w}: {m}", flush=True)
+        table = systems(comps, w)
+        for name, mm in table.items():
+            print(f"  {name:<28} PMR {mm['pmr'] * 100:6.2f}  Acc {mm['acc'] * 100:6.2f}  "
+                  f"τ {mm['tau']:.3f}  WLCS-l {mm['wlcs']:.4f}")
+        if args.no_export:
+            continue
+        onnx_path = OUT / f"{level}.onnx"
+        F = fit[0].x.shape[1]
+        model.export_onnx(p, onnx_path, F, doc=f"Segue ordering head, {level} level")
+        check_onnx(p, onnx_path, dev[:5])
+        meta["levels"][level] = {
+            "file": onnx_path.name,
+            "sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
+            "weights": w,
+            "training": {"instances": len(fit), "held_out": len(hold), "attention": args.attention,
+                         "hidden": args.hidden, "seed": args.seed, **info},
+            "dev": {"instances": len(dev), "python_exact_dp": {
+                name: {k: (round(v, 4) if isinstance(v, float) else v) for k, v in mm.items()}
+                for name, mm in table.items()}},
+        }
+    if not args.no_export:
+        meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
+        write_fixture(levels)
+        print(f"wrote {meta_path}")
+
+
+def check_onnx(p, path, insts):
+    import onnxruntime as ort
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for inst in insts:
+        out = sess.run(None, {"units": inst.x.astype(np.float32), "pairs": inst.q})
+        ref = [np.asarray(a)[0] for a in model.forward(np, p, inst.x[None].astype(np.float64), np.ones((1, len(inst.x))), inst.q[None].astype(np.float64))]
+        for a, b in zip(out, ref):
+            if not np.allclose(a, b, atol=1e-3, rtol=1e-3):
+                raise SystemExit(f"{path}: ONNX output differs from the numpy forward pass")
+    print(f"{path}: {path.stat().st_size / 1024:.0f} KiB, matches the numpy forward pass")
+
+
+def write_fixture(levels):
+    """Units with their cue vectors, the pair cues of the set, and each head's outputs on it with
+    fixed vectors, for the Rust parity test (server/tests/ordering.rs)."""
+    import onnxruntime as ort
+    samples = [
+        ["However, this is not the whole story."], ["It also supports the same options:"],
+        ["For example, the `Vec` type grows."], ["In this chapter, we’ll look at ownership!"],
+        ["\u201cWell,\u201d said Emma, \u201cit is so.\u201d"], ["The  results\tare shown below?"],
+        ["Finally", "a second sentence.", "And a third one"], ["An \u00dcberraschung: na\u00efve caf\u00e9s, e.g. here."],
+        ["  'Twas brillig -- and the slithy toves  "], [""], ["...And then? (Yes.)"],
+        ["A closure is a function.", "The closure captures values of the scope."],
+    ]
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(len(samples), DIM)).astype(np.float32)
+    vectors = np.round(vectors / np.linalg.norm(vectors, axis=1, keepdims=True), 4).astype(np.float32)
+    x = np.stack([np.concatenate([v, np.asarray(cues.unit_cues(s), dtype=np.float32)]) for v, s in zip(vectors, samples)])
+    q = cues.pair_matrix(samples)
+    fx = {
+        "units": [{"sentences": s, "cues": cues.unit_cues(s)} for s in samples],
+        "vectors": [[round(float(a), 4) for a in v] for v in vectors],
+        "pairs": q.reshape(-1).tolist(),
+        "heads": {},
+    }
+    for level in ["sentence", "paragraph"]:
+        path = OUT / f"{level}.onnx"
+        if path.exists():
+            sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+            out = sess.run(["precedence", "successor", "opening", "closing"], {"units": x.astype(np.float32), "pairs": q})
+            fx["heads"][level] = {k: [round(float(a), 5) for a in np.asarray(v).reshape(-1)] for k, v in
+                                  zip(["precedence", "successor", "opening", "closing"], out)}
+    (OUT / "fixture.json").write_text(json.dumps(fx, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()

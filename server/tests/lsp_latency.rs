@@ -1,0 +1,185 @@
+//! Keystroke → diagnostics latency of `segue serve` on the 10,000-word Markdown document
+//! `tests/fixtures/bench-10k.md` (ignored by default; run it in release):
+//!
+//! ```sh
+//! cargo test --release -p segue --test lsp_latency -- --ignored --nocapture
+//! ```
+//!
+//! Method: one server per scenario, `debounce` 0; open the document and wait for its first
+//! diagnostics; then, one at a time, send a single-character insert into a prose line (cycling
+//! over the document) and time from writing `didChange` to reading the matching
+//! `publishDiagnostics` (push) or the `textDocument/diagnostic` reply sent right after the change
+//! (pull). The server's own analysis time and how many transitions it scored or reused come from
+//! its debug log. Reports the median and p95 over the edits.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const EDITS: usize = 60;
+
+fn doc() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/bench-10k.md");
+    std::fs::read_to_string(path).expect("bench document")
+}
+
+/// Lines that are prose (not headings, not blank), as edit targets.
+fn prose_lines(text: &str) -> Vec<u32> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.len() > 40 && !l.starts_with('#') && !l.starts_with(' ') && !l.starts_with('|')
+        })
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let idx = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[idx.min(sorted.len() - 1)]
+}
+
+struct Stats {
+    median: f64,
+    p95: f64,
+    max: f64,
+}
+
+fn stats(mut v: Vec<f64>) -> Stats {
+    v.sort_by(f64::total_cmp);
+    Stats {
+        median: percentile(&v, 0.5),
+        p95: percentile(&v, 0.95),
+        max: v.last().copied().unwrap_or(f64::NAN),
+    }
+}
+
+/// Parses the server's debug lines "… N transitions scored, M reused, U µs".
+fn engine_log(tail: &str) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let (mut micros, mut scored, mut reused) = (Vec::new(), Vec::new(), Vec::new());
+    for line in tail.lines().filter(|l| l.contains("transitions scored")) {
+        let nums: Vec<f64> = line
+            .rsplit(';')
+            .next()
+            .unwrap_or("")
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|s| s.parse().ok())
+            .collect();
+        if let [s, r, us] = nums[..] {
+            scored.push(s);
+            reused.push(r);
+            micros.push(us);
+        }
+    }
+    (micros, scored, reused)
+}
+
+fn run(scorer: &str, pull: bool) {
+    let text = doc();
+    let lines = prose_lines(&text);
+    let mut c = Client::spawn();
+    let options = json!({"debounce": 0, "scorer": scorer});
+    if pull {
+        c.config = options.clone();
+        c.initialize(pull_caps(), None, None);
+    } else {
+        c.initialize(push_caps(), None, Some(options));
+    }
+    let uri = scratch_uri("bench-10k.md");
+    let opened = Instant::now();
+    c.open(&uri, "markdown", 1, &text);
+    let first = if pull {
+        c.request_raw(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri.as_str()}}),
+        )
+        .expect("pull");
+        opened.elapsed()
+    } else {
+        c.diagnostics(&uri, 1);
+        opened.elapsed()
+    };
+    let mut latencies = Vec::with_capacity(EDITS);
+    let mut findings = 0;
+    for i in 0..EDITS {
+        let version = i as i32 + 2;
+        let line = lines[(i * 37) % lines.len()];
+        let change = edit(range(line, 10, line, 10), "x");
+        let start = Instant::now();
+        c.change(&uri, version, vec![change]);
+        if pull {
+            let r: Value = c
+                .request_raw(
+                    "textDocument/diagnostic",
+                    json!({"textDocument": {"uri": uri.as_str()}}),
+                )
+                .expect("pull");
+            latencies.push(start.elapsed().as_secs_f64() * 1000.0);
+            findings = r["items"].as_array().map_or(0, Vec::len);
+            let id = r["resultId"].as_str().unwrap_or("");
+            assert!(
+                id.starts_with(&format!("{version}:")),
+                "{id} for version {version}"
+            );
+        } else {
+            let d = c.diagnostics(&uri, version);
+            latencies.push(start.elapsed().as_secs_f64() * 1000.0);
+            findings = d.len();
+        }
+    }
+    let tail = c.stderr_tail();
+    let (micros, scored, reused) = engine_log(&tail);
+    let n = micros.len().min(EDITS);
+    let engine = stats(
+        micros[micros.len() - n..]
+            .iter()
+            .map(|us| us / 1000.0)
+            .collect(),
+    );
+    let scored = stats(scored[scored.len() - n..].to_vec());
+    let reused = stats(reused[reused.len() - n..].to_vec());
+    let s = stats(latencies);
+    println!(
+        "| {scorer} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.0} / {:.0} | {} | {:.0} |",
+        if pull { "pull" } else { "push" },
+        s.median,
+        s.p95,
+        s.max,
+        engine.median,
+        engine.p95,
+        scored.median,
+        reused.median,
+        findings,
+        first.as_secs_f64() * 1000.0,
+    );
+    assert!(c.shutdown_and_exit().success());
+}
+
+#[test]
+#[ignore = "benchmark: run with --release -- --ignored --nocapture"]
+fn keystroke_to_diagnostics_latency() {
+    let words = doc().split_whitespace().count();
+    println!(
+        "\nbench-10k.md: {words} words; {EDITS} single-character edits per row; times in ms; {}",
+        if cfg!(debug_assertions) {
+            "DEBUG build (use --release)"
+        } else {
+            "release build"
+        }
+    );
+    println!("| scorer | mode | median | p95 | max | analysis median | analysis p95 | scored / reused (median) | findings | first open |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for scorer in ["tier0", "lexical"] {
+        for pull in [false, true] {
+            run(scorer, pull);
+        }
+    }
+    // Settle: give the last server time to exit before the process ends.
+    std::thread::sleep(Duration::from_millis(50));
+}
