@@ -250,7 +250,7 @@ def criterion(m):
 
 GRID = {
     "successor": [0.0, 0.25, 0.5, 1.0, 2.0],
-    "coherence": [0.0, 0.5, 1.0, 3.0],
+    "coherence": [0.0, 0.5, 1.0, 3.0, 6.0],
     "precedence": [0.0, 0.5, 1.0, 2.0],
     "borda": [0.0, 0.05, 0.1, 0.3],
     "opening": [0.0, 0.5, 1.0, 2.0],
@@ -300,7 +300,10 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data", type=Path, default=SHARED)
     ap.add_argument("--no-export", action="store_true")
-    ap.add_argument("--reuse", action="store_true", help="reuse target/ordering/params-LEVEL.npz")
+    ap.add_argument("--reuse", action="store_true", help="reuse target/ordering/params-LEVEL[TAG].npz")
+    ap.add_argument("--tag", default="", help="suffix of the saved parameter file (sweeps)")
+    ap.add_argument("--l2", type=float, default=1e-4)
+    ap.add_argument("--lr", type=float, default=2e-3)
     args = ap.parse_args()
     levels = ["sentence", "paragraph"] if args.level == "both" else [args.level]
     meta_path = OUT / "ordering.json"
@@ -326,13 +329,14 @@ def main():
         fit, hold, dev = instances(level, args.data)
         print(f"{level}: {len(fit)} training instances ({sum(len(i.x) for i in fit)} units), "
               f"{len(hold)} held out, {len(dev)} dev", flush=True)
-        saved = WORK / f"params-{level}.npz"
+        saved = WORK / f"params-{level}{args.tag}.npz"
         if args.reuse and saved.exists():
             z = np.load(saved)
             p = {k: z[k] for k in z.files if k != "info"}
             info = json.loads(str(z["info"]))
         else:
-            p, info = train_level(level, fit, hold, args.epochs, args.attention, args.seed, args.hidden)
+            p, info = train_level(level, fit, hold, args.epochs, args.attention, args.seed, args.hidden,
+                                  lr=args.lr, l2=args.l2)
             np.savez(saved, info=np.array(json.dumps(info)), **p)
         raw = [components(p, i) for i in dev]
         print(f"{level}: dev diagnostics {diagnostics(raw)}")

@@ -662,6 +662,20 @@ mod tests {
     }
 
     #[test]
+    fn cancellation_midway_leaves_a_usable_cache() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let mut engine = Engine::new();
+        let j = job(DOC, "lexical", ContextPolicy::Pairwise);
+        // Cancel at the third check: after segmentation, inside scoring.
+        let calls = AtomicUsize::new(0);
+        let r = engine.run(&j, 1, &|| calls.fetch_add(1, Ordering::SeqCst) >= 2);
+        assert_eq!(r.err(), Some(Cancelled));
+        let done = engine.run(&j, 2, &|| false).expect("run");
+        let want = analyze(&parse(DOC, Format::Markdown), j.scorer.as_ref());
+        assert_same(&done.analysis, &want);
+    }
+
+    #[test]
     fn cancellation_stops_a_run() {
         let mut engine = Engine::new();
         let r = engine.run(&job(DOC, "tier0", ContextPolicy::Document), 1, &|| true);

@@ -23,7 +23,7 @@ use super::actions::{code_actions, ActionRequest};
 use super::convert;
 use super::diagnostics::diagnostics;
 use super::document::TextDocument;
-use super::engine::{empty, Analyzed, Cancelled, Engine, Job};
+use super::engine::{empty, Analyzed, Cancelled, ContextPolicy, Engine, Job};
 use super::hover::hover;
 use super::settings::{Resolved, SettingsStore};
 use crate::cli::check::MAX_FILE_BYTES;
@@ -127,6 +127,22 @@ pub(crate) struct Snapshot {
     pub analyzed: Analyzed,
     /// Its diagnostics.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A stage of an analysis run. The stages of a run analyse the same version in order and each
+/// publishes its result, so a later stage's diagnostics replace an earlier one's (pull requests
+/// always get the latest). Tier 0 comes first because it is fast; a model tier would be a second
+/// stage with its own scorer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// The built-in scorers (the configured reporting scorer).
+    Tier0,
+}
+
+/// The stages for a document under `resolved` settings: tier 0 only, as this build has no model
+/// tier.
+fn stages(_resolved: &Resolved) -> &'static [Stage] {
+    &[Stage::Tier0]
 }
 
 /// One open document.
@@ -269,10 +285,19 @@ impl Session {
         if debounce > 0 {
             tokio::time::sleep(Duration::from_millis(debounce)).await;
         }
-        if p.cancelled() {
-            return;
+        for &stage in stages(&resolved) {
+            if p.cancelled() || !self.run_stage(&p, &resolved, stage).await {
+                return;
+            }
         }
-        let skip = skip_reason(&p, &resolved);
+    }
+
+    /// Runs one stage and publishes its result; `false` when it was cancelled.
+    async fn run_stage(&self, p: &Pending, resolved: &Arc<Resolved>, stage: Stage) -> bool {
+        let scorer = match stage {
+            Stage::Tier0 => resolved.scorer.clone(),
+        };
+        let skip = skip_reason(p, resolved);
         if let Some(why) = &skip {
             debug!("{}: not checked: {why}", p.uri.as_str());
         }
@@ -285,6 +310,7 @@ impl Session {
         let version = p.version;
         let format = p.format;
         let resolved_job = resolved.clone();
+        let job_scorer = scorer.clone();
         let result = tokio::task::spawn_blocking(move || {
             let cancelled = || counter.load(Ordering::SeqCst) != generation;
             if cancelled() {
@@ -295,8 +321,8 @@ impl Session {
                 text: Arc::from(job_rope.to_string()),
                 format,
                 skip,
-                scorer: resolved_job.scorer.clone(),
-                policy: resolved_job.policy,
+                policy: ContextPolicy::for_scorer(job_scorer.name()),
+                scorer: job_scorer,
                 calibration,
                 sensitivity: resolved_job.config.sensitivity,
             };
@@ -316,7 +342,7 @@ impl Session {
                     p.uri.as_str(),
                     p.version
                 );
-                return;
+                return false;
             }
             Err(e) => {
                 error!("analysis of {} v{} failed: {e}", p.uri.as_str(), p.version);
@@ -326,8 +352,8 @@ impl Session {
                     text: Arc::from(""),
                     format: None,
                     skip: Some("analysis failed".into()),
-                    scorer: resolved.scorer.clone(),
-                    policy: resolved.policy,
+                    policy: ContextPolicy::for_scorer(scorer.name()),
+                    scorer,
                     calibration: self.calibration.clone(),
                     sensitivity: resolved.config.sensitivity,
                 };
@@ -349,8 +375,8 @@ impl Session {
             stats.reused,
             stats.micros
         );
-        self.publish(&p, Arc::new(snapshot)).await;
-        // A model tier would run here and publish again for the same version.
+        self.publish(p, Arc::new(snapshot)).await;
+        true
     }
 
     async fn publish(&self, p: &Pending, snapshot: Arc<Snapshot>) {

@@ -952,7 +952,7 @@ mod tests {
         assert_eq!(&c[..4], &[1.0, 0.0, 1.0, 0.0]);
         let c = unit_cues(&m.cues, &["It also works.", "“Quoted” end:"]);
         assert_eq!(&c[..4], &[1.0, 1.0, 1.0, 0.0]);
-        assert!((c[4] - (0.25 * 6f64.ln_1p()) as f32).abs() < 1e-6);
+        assert!((c[4] - (0.25 * 5f64.ln_1p()) as f32).abs() < 1e-6);
         assert!((c[5] - (0.5 * 2f64.ln_1p()) as f32).abs() < 1e-6);
         assert_eq!(unit_cues(&m.cues, &[]), vec![0.0; 6]);
     }

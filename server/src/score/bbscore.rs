@@ -865,7 +865,7 @@ impl Pairwise for BbTable<'_> {
             .flatten();
         let note = match local {
             Some(q) if q >= LEAVES_TRAJECTORY => format!(
-                "this {unit} leaves the trajectory of the text around it: it is {q:.1}× as far from the path between its neighbours as is usual (BBScore)"
+                "it leaves the trajectory of the text around it: the {unit} is {q:.1}× as far from the path between its neighbours as is usual (BBScore)"
             ),
             _ if step >= LEAVES_TRAJECTORY => {
                 format!("its meaning jumps from it: the step is {step:.1}× the usual one (BBScore)")
