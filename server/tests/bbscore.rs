@@ -264,7 +264,7 @@ fn dev_discrimination_and_splicing() {
     for scorer in &scorers {
         for level in [Level::Sentence, Level::Paragraph] {
             let mut row = format!("{:<12}{:<11}", scorer.name(), level.name());
-            for d in Degradation::ALL {
+            for (k, d) in Degradation::ALL.into_iter().enumerate() {
                 let (mut wins, mut pairs) = (0.0, 0usize);
                 for (di, doc) in docs.iter().enumerate() {
                     let u = units(doc, level);
@@ -277,9 +277,7 @@ fn dev_discrimination_and_splicing() {
                         continue;
                     };
                     let mut rng = ChaCha8Rng::seed_from_u64(
-                        13 ^ ((di as u64) << 20)
-                            ^ (level as u64 * 7)
-                            ^ (d.to_string().len() as u64) << 40,
+                        13 ^ ((di as u64) << 20) ^ ((k as u64) << 40) ^ (level as u64 * 7),
                     );
                     for _ in 0..5 {
                         let Some(order) = d.apply(u.len(), &mut rng) else {
