@@ -47,8 +47,11 @@ fn out_dir() -> PathBuf {
     d
 }
 
-/// The systems of the table: (label, scorer, decoder).
-fn systems() -> Option<Vec<(&'static str, Arc<dyn Scorer>, Decoder)>> {
+/// One system of the table: (label, scorer, decoder).
+type System = (&'static str, Arc<dyn Scorer>, Decoder);
+
+/// The systems of the table.
+fn systems() -> Option<Vec<System>> {
     let options = ModelOptions::from_env();
     let encoder = match shared_encoder(&options) {
         Ok(e) => e,

@@ -5,6 +5,7 @@ use crate::config::{parse_tier, TierChoice};
 use crate::eval::data::read_corpus;
 use crate::eval::degrade::Degradation;
 use crate::eval::discrimination::{discriminate, units, DiscriminationRow, DiscriminationSpec};
+use crate::eval::findings_eval::{findings_test, FindingsRow};
 use crate::eval::ordering::{order, Decoder, OrderingRow, OrderingSpec};
 use crate::score::findings::Calibration;
 use crate::score::{Level, Scorer};
@@ -64,6 +65,8 @@ pub enum Task {
     Discrimination,
     /// Recover the original order from a shuffle.
     Ordering,
+    /// False alarms of the diagnostics rule on originals, and recall of inserted intruders.
+    Findings,
 }
 
 /// `--level` values.
@@ -143,6 +146,42 @@ pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
                 println!("{}", serde_json::to_string_pretty(&out)?);
             } else {
                 print_discrimination(&rows, &spec, docs.len());
+            }
+        }
+        Task::Findings => {
+            let levels = args.level.levels();
+            let rows: Vec<FindingsRow> = {
+                use rayon::prelude::*;
+                scorers
+                    .par_iter()
+                    .map(|s| findings_test(s.as_ref(), &docs, &levels, args.seed))
+                    .collect::<Vec<_>>()
+                    .concat()
+            };
+            if args.json {
+                let out = json!({"task": "findings", "documents": docs.len(), "results": rows});
+                println!("{}", serde_json::to_string_pretty(&out)?);
+            } else {
+                println!(
+                    "findings, {} documents, seed {}: false alarms per 100 transitions of originals; recall of inserted intruders (%)",
+                    docs.len(),
+                    args.seed
+                );
+                println!(
+                    "{:<14}{:<11}{:<12}{:>12}{:>10}{:>10}",
+                    "scorer", "level", "sensitivity", "alarms/100", "recall", "intruders"
+                );
+                for r in rows {
+                    println!(
+                        "{:<14}{:<11}{:<12}{:>12.2}{:>10.1}{:>10}",
+                        r.scorer,
+                        r.level.name(),
+                        format!("{:?}", r.sensitivity).to_lowercase(),
+                        r.false_alarms_per_100,
+                        r.recall * 100.0,
+                        r.intruders
+                    );
+                }
             }
         }
         Task::Ordering => {

@@ -37,6 +37,8 @@ pub enum Command {
     Doctor(models_cmd::DoctorArgs),
     /// Run the language server (LSP over stdio).
     Serve(crate::lsp::ServeArgs),
+    /// Print the settings keys (`--schema`: as a JSON Schema, for editor clients).
+    Settings(SettingsArgs),
     /// Measure score percentiles on edited prose and write the calibration file.
     #[command(hide = true)]
     Calibrate(eval_cmd::CalibrateArgs),
@@ -74,6 +76,7 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => crate::lsp::run(args),
         Command::Models(args) => models_cmd::run(args),
         Command::Doctor(args) => models_cmd::doctor(args),
+        Command::Settings(args) => settings(args),
         Command::Calibrate(args) => eval_cmd::calibrate(args),
         Command::Train(args) => eval_cmd::train(args),
     };
@@ -84,6 +87,28 @@ pub fn main() -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// Arguments of `segue settings`.
+#[derive(Debug, clap::Args)]
+pub struct SettingsArgs {
+    /// Print a JSON Schema of the settings instead of a table.
+    #[arg(long)]
+    pub schema: bool,
+}
+
+fn settings(args: SettingsArgs) -> anyhow::Result<u8> {
+    if args.schema {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&crate::config::schema())?
+        );
+    } else {
+        for (key, description, default) in crate::config::KEYS {
+            println!("{key:<12} default {default:<36} {description}");
+        }
+    }
+    Ok(EXIT_CLEAN)
 }
 
 /// Whether to colour output on stdout: a terminal, and `NO_COLOR` unset.

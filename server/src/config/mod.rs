@@ -102,6 +102,48 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ("scorer", "Name of the scorer whose findings are reported (default: the best available).", "none"),
 ];
 
+/// The settings as a JSON Schema object: one property per key of [`KEYS`], with its type,
+/// allowed values, default and description. Editor clients generate (VS Code) or check their
+/// settings manifests against this, so the two cannot drift apart; `segue settings --schema`
+/// prints it.
+pub fn schema() -> serde_json::Value {
+    use serde_json::json;
+    let mut props = serde_json::Map::new();
+    for (key, description, default) in KEYS {
+        let default: serde_json::Value =
+            serde_json::from_str(default).unwrap_or(serde_json::Value::Null);
+        let mut prop = match *key {
+            "formats" => json!({
+                "type": "array",
+                "items": {"type": "string", "enum": ["markdown", "latex", "plain"]},
+                "uniqueItems": true
+            }),
+            "sensitivity" => json!({"type": "string", "enum": ["low", "medium", "high"]}),
+            "severity" => {
+                json!({"type": "string", "enum": ["error", "warning", "information", "hint"]})
+            }
+            "tier" => json!({"type": "string", "enum": ["auto", "0", "1"]}),
+            "device" => json!({"type": "string", "enum": ["auto", "cpu", "cuda"]}),
+            "debounce" => json!({"type": "integer", "minimum": 0, "maximum": 60000}),
+            "ignore" => json!({"type": "array", "items": {"type": "string"}}),
+            "scorer" => json!({"type": ["string", "null"]}),
+            _ => json!({}),
+        };
+        if let Some(obj) = prop.as_object_mut() {
+            obj.insert("default".into(), default);
+            obj.insert("description".into(), json!(description));
+        }
+        props.insert((*key).to_string(), prop);
+    }
+    json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": "Segue settings (segue.toml keys; editors send them under `segue`)",
+        "type": "object",
+        "properties": props,
+        "additionalProperties": false
+    })
+}
+
 impl Config {
     /// Resolves raw settings (a JSON object, as editors send them; TOML is converted first).
     /// Returns the settings and one warning per unknown key or bad value.
@@ -290,6 +332,20 @@ mod tests {
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings.iter().any(|w| w.contains("colour")));
         assert!(warnings.iter().any(|w| w.contains("severity")));
+    }
+
+    #[test]
+    fn schema_defaults_resolve_to_the_defaults() {
+        let schema = schema();
+        let props = schema["properties"].as_object().expect("properties");
+        assert_eq!(props.len(), KEYS.len());
+        let defaults: serde_json::Map<_, _> = props
+            .iter()
+            .map(|(k, v)| (k.clone(), v["default"].clone()))
+            .collect();
+        let (cfg, warnings) = Config::resolve(&serde_json::Value::Object(defaults));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(cfg, Config::default());
     }
 
     #[test]

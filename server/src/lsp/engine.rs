@@ -27,7 +27,7 @@
 
 use crate::order::reorder::propose;
 pub use crate::order::reorder::{Container, Proposal};
-use crate::score::analysis::{Analysis, Transition, UnitRef};
+use crate::score::analysis::{skip_pairs, Analysis, Transition, UnitRef};
 use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
 use crate::score::{Level, Reason, Scorer, Unit};
 use crate::text::{parse, Document, Format, LineIndex};
@@ -198,8 +198,11 @@ impl Engine {
         });
         let (paragraph_refs, paragraph_units) = paragraph_units(&document);
         let paragraph_pairs = adjacent(&paragraph_refs, |a, b| a.section == b.section);
-        let sentence_plan = self.plan(job, Level::Sentence, &sentence_units, &sentence_pairs);
-        let paragraph_plan = self.plan(job, Level::Paragraph, &paragraph_units, &paragraph_pairs);
+        // Score the adjacent pairs and the skip pairs (a unit left out) in one plan per level.
+        let sentence_all = with_skips(&sentence_pairs);
+        let paragraph_all = with_skips(&paragraph_pairs);
+        let sentence_plan = self.plan(job, Level::Sentence, &sentence_units, &sentence_all);
+        let paragraph_plan = self.plan(job, Level::Paragraph, &paragraph_units, &paragraph_all);
         // The two levels are independent: prepare and score them in parallel.
         let (sentence_new, paragraph_new) = rayon::join(
             || compute(scorer, &sentence_plan, &check),
@@ -504,10 +507,16 @@ fn transitions(
     pairs: &[(usize, usize)],
     scores: Vec<(f64, Reason)>,
 ) -> Vec<Transition> {
-    pairs
+    // `scores` holds the adjacent pairs first, then the skip pairs in `skip_pairs` order.
+    let skips: Vec<(usize, f64)> = skip_pairs(pairs)
+        .into_iter()
+        .zip(scores.iter().skip(pairs.len()))
+        .map(|((k, _), (score, _))| (k, *score))
+        .collect();
+    let mut out: Vec<Option<Transition>> = pairs
         .iter()
         .zip(scores)
-        .filter_map(|(&(a, b), (score, reason))| {
+        .map(|(&(a, b), (score, reason))| {
             let (from, _) = refs.get(a)?;
             let (to, disabled) = refs.get(b)?;
             Some(Transition {
@@ -517,9 +526,23 @@ fn transitions(
                 score,
                 reason,
                 disabled: *disabled,
+                skip: None,
             })
         })
-        .collect()
+        .collect();
+    for (k, score) in skips {
+        if let Some(Some(t)) = out.get_mut(k) {
+            t.skip = Some(score);
+        }
+    }
+    out.into_iter().flatten().collect()
+}
+
+/// `pairs` followed by their skip pairs ([`skip_pairs`]).
+fn with_skips(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut all = pairs.to_vec();
+    all.extend(skip_pairs(pairs).into_iter().map(|(_, p)| p));
+    all
 }
 
 /// Runs a job once with a throwaway engine and no cancellation (for files not open in the editor).
@@ -586,6 +609,10 @@ mod tests {
             assert_eq!(x.len(), y.len(), "{level:?}");
             for (s, t) in x.iter().zip(y) {
                 assert_eq!((s.from, s.to, s.disabled), (t.from, t.to, t.disabled));
+                assert_eq!(s.skip.is_some(), t.skip.is_some());
+                if let (Some(a), Some(b)) = (s.skip, t.skip) {
+                    assert!((a - b).abs() < 1e-9, "skip {a} vs {b}");
+                }
                 assert!(
                     (s.score - t.score).abs() < 1e-9,
                     "{} vs {}",
@@ -628,7 +655,17 @@ mod tests {
         let first = engine
             .run(&job(DOC, "lexical", ContextPolicy::Pairwise), 1, &|| false)
             .expect("run");
-        let total = first.analysis.sentences.len() + first.analysis.paragraphs.len();
+        // Every adjacent transition, plus one skip pair per unit with a neighbour on each side
+        // (one in the first paragraph's three sentences, one in the first section's paragraphs).
+        let skips = first
+            .analysis
+            .sentences
+            .iter()
+            .chain(&first.analysis.paragraphs)
+            .filter(|t| t.skip.is_some())
+            .count();
+        assert_eq!(skips, 2);
+        let total = first.analysis.sentences.len() + first.analysis.paragraphs.len() + skips;
         assert_eq!(first.stats.scored, total);
         let edited = DOC.replace("Krill feed", "Krill nourish");
         let second = engine

@@ -35,6 +35,10 @@ pub struct Transition {
     pub reason: Reason,
     /// Whether a disable comment covers the later unit.
     pub disabled: bool,
+    /// The score of `from` → the unit after `to`, as if `to` were left out; `None` when `to` is the
+    /// last unit of its paragraph (sentences) or section (paragraphs). A unit that interrupts the
+    /// flow scores low on both sides while its neighbours score well together.
+    pub skip: Option<f64>,
 }
 
 /// All transitions of a document under one scorer.
@@ -95,6 +99,17 @@ pub fn median(values: &[f64]) -> Option<f64> {
     })
 }
 
+/// The "skip" pairs of a list of adjacent pairs: `(a, c)` for every two consecutive pairs
+/// `(a, b)`, `(b, c)`, keyed by the index of the first pair.
+pub fn skip_pairs(pairs: &[(usize, usize)]) -> Vec<(usize, (usize, usize))> {
+    pairs
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| w[0].1 == w[1].0)
+        .map(|(k, w)| (k, (w[0].0, w[1].1)))
+        .collect()
+}
+
 /// Scores every transition of `doc` with `scorer`.
 pub fn analyze(doc: &Document, scorer: &dyn Scorer) -> Analysis {
     Analysis {
@@ -125,21 +140,37 @@ fn sentence_transitions(doc: &Document, scorer: &dyn Scorer) -> Vec<Transition> 
         }
     }
     let table = scorer.prepare(&units, Level::Sentence);
-    let mut out = Vec::new();
-    for i in 1..refs.len() {
-        let (from, _) = refs[i - 1];
-        let (to, disabled) = refs[i];
-        if from.section != to.section || from.paragraph != to.paragraph {
-            continue;
-        }
-        out.push(Transition {
-            level: Level::Sentence,
-            from,
-            to,
-            score: table.transition(i - 1, i),
-            reason: table.reason(i - 1, i),
-            disabled,
-        });
+    let pairs: Vec<(usize, usize)> = (1..refs.len())
+        .filter(|&i| {
+            let (a, b) = (refs[i - 1].0, refs[i].0);
+            a.section == b.section && a.paragraph == b.paragraph
+        })
+        .map(|i| (i - 1, i))
+        .collect();
+    scored(Level::Sentence, &refs, &pairs, table.as_ref())
+}
+
+/// The transitions of `pairs` (indices into `refs`) scored from a prepared table, with skips.
+fn scored(
+    level: Level,
+    refs: &[(UnitRef, bool)],
+    pairs: &[(usize, usize)],
+    table: &dyn super::Pairwise,
+) -> Vec<Transition> {
+    let mut out: Vec<Transition> = pairs
+        .iter()
+        .map(|&(a, b)| Transition {
+            level,
+            from: refs[a].0,
+            to: refs[b].0,
+            score: table.transition(a, b),
+            reason: table.reason(a, b),
+            disabled: refs[b].1,
+            skip: None,
+        })
+        .collect();
+    for (k, (a, c)) in skip_pairs(pairs) {
+        out[k].skip = Some(table.transition(a, c));
     }
     out
 }
@@ -162,23 +193,11 @@ fn paragraph_transitions(doc: &Document, scorer: &dyn Scorer) -> Vec<Transition>
         }
     }
     let table = scorer.prepare(&units, Level::Paragraph);
-    let mut out = Vec::new();
-    for i in 1..refs.len() {
-        let (from, _) = refs[i - 1];
-        let (to, disabled) = refs[i];
-        if from.section != to.section {
-            continue;
-        }
-        out.push(Transition {
-            level: Level::Paragraph,
-            from,
-            to,
-            score: table.transition(i - 1, i),
-            reason: table.reason(i - 1, i),
-            disabled,
-        });
-    }
-    out
+    let pairs: Vec<(usize, usize)> = (1..refs.len())
+        .filter(|&i| refs[i - 1].0.section == refs[i].0.section)
+        .map(|i| (i - 1, i))
+        .collect();
+    scored(Level::Paragraph, &refs, &pairs, table.as_ref())
 }
 
 #[cfg(test)]

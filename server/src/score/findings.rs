@@ -8,6 +8,11 @@
 //!   (1.4826 × median absolute deviation, at least 0.05), so a document that is uniformly terse is
 //!   not flooded with findings.
 //!
+//! A unit also *interrupts the flow* when both its transitions fall below the document's centre
+//! while its two neighbours, joined directly (the transition's `skip` score), score clearly better
+//! than either (by [`Sensitivity::interruption_margin`]): the classic misplaced or off-topic
+//! sentence. That is judged against the document alone, with no absolute floor.
+//!
 //! Units covered by a `segue-disable-next` comment are never flagged. A unit that breaks the flow
 //! usually weakens both the transition into it and the one out of it; a run of consecutive weak
 //! transitions is reported once, at its first unit.
@@ -38,6 +43,16 @@ impl Sensitivity {
             Sensitivity::Low => 20,
             Sensitivity::Medium => 30,
             Sensitivity::High => 40,
+        }
+    }
+
+    /// How much better a unit's neighbours must join (skipping it) than the unit joins either of
+    /// them, for the unit to be reported as interrupting the flow.
+    pub fn interruption_margin(self) -> f64 {
+        match self {
+            Sensitivity::Low => 0.3,
+            Sensitivity::Medium => 0.2,
+            Sensitivity::High => 0.12,
         }
     }
 
@@ -169,7 +184,25 @@ pub fn findings(
         };
         let cutoff = centre - sensitivity.spreads() * spread.max(0.05);
         let mut previous_weak: Option<Span> = None;
-        for t in transitions {
+        for (k, t) in transitions.iter().enumerate() {
+            let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
+            if let (Some(skip), Some(next)) = (t.skip, next) {
+                if !t.disabled && interrupts(t.score, next.score, skip, centre, sensitivity) {
+                    if previous_weak != Some(t.from.span) {
+                        out.push(interruption(
+                            t,
+                            next,
+                            skip,
+                            doc_median,
+                            floor,
+                            analysis.scorer,
+                        ));
+                    }
+                    // The way out of the interrupting unit is part of the same finding.
+                    previous_weak = Some(t.to.span);
+                    continue;
+                }
+            }
             let weak = t.score < floor && t.score < cutoff;
             if weak && !t.disabled && previous_weak != Some(t.from.span) {
                 out.push(finding(t, doc_median, floor, analysis.scorer));
@@ -179,6 +212,47 @@ pub fn findings(
     }
     out.sort_by_key(|f| (f.to.start, f.level));
     out
+}
+
+/// Whether a unit interrupts the flow: both its transitions (`into`, `out`) fall below the
+/// document's centre, and leaving it out (`skip`: its neighbours joined) scores clearly better
+/// than the better of the two.
+fn interrupts(into: f64, out: f64, skip: f64, centre: f64, sensitivity: Sensitivity) -> bool {
+    let best = into.max(out);
+    best < centre && skip - best >= sensitivity.interruption_margin()
+}
+
+fn interruption(
+    t: &Transition,
+    next: &Transition,
+    skip: f64,
+    median: f64,
+    floor: f64,
+    scorer: &'static str,
+) -> Finding {
+    let (unit, units) = match t.level {
+        Level::Sentence => ("sentence", "sentences"),
+        Level::Paragraph => ("paragraph", "paragraphs"),
+    };
+    let message = format!(
+        "This {unit} interrupts the flow: it connects weakly to the {units} on either side (in {:.2}, out {:.2}), \
+         which connect better to each other ({skip:.2}); it {} (document median {median:.2})",
+        t.score,
+        next.score,
+        t.reason.describe(&format!("the {unit} before it")),
+    );
+    Finding {
+        code: code(t.level),
+        level: t.level,
+        from: t.from.span,
+        to: t.to.span,
+        score: t.score,
+        median,
+        floor,
+        scorer,
+        reason: t.reason.clone(),
+        message,
+    }
 }
 
 fn finding(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
