@@ -342,6 +342,7 @@ fn check_input(
         source: String::new(),
         findings: Vec::new(),
         score: None,
+        figures: Vec::new(),
         error: Some(error),
     };
     let bytes = match bytes {
@@ -380,6 +381,7 @@ pub fn check_source(
         path,
         findings,
         score: Some(analysis.document_score()),
+        figures: analysis.figures.clone(),
         error: None,
         source,
     }

@@ -58,7 +58,18 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
             .iter()
             .map(|a| (a.scorer.to_string(), json!(a.document_score())))
             .collect();
-        let out = json!({"path": args.path.display().to_string(), "document": documents, "transitions": levels});
+        let figures: serde_json::Map<String, serde_json::Value> = analyses
+            .iter()
+            .flat_map(|a| {
+                a.figures.iter().map(move |(level, name, value)| {
+                    (
+                        format!("{}.{name}.{}", a.scorer, level.name()),
+                        json!(value),
+                    )
+                })
+            })
+            .collect();
+        let out = json!({"path": args.path.display().to_string(), "document": documents, "figures": figures, "transitions": levels});
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(0);
     }
@@ -97,5 +108,15 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
         .map(|a| format!("{:>12.3}", a.document_score()))
         .collect();
     println!("\n{:<22}{}", "document", docs.join(""));
+    for a in &analyses {
+        for (level, name, value) in &a.figures {
+            println!(
+                "{:<22}{value:.4} ({} {})",
+                format!("{name}"),
+                a.scorer,
+                level.name()
+            );
+        }
+    }
     Ok(0)
 }

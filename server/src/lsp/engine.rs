@@ -226,6 +226,10 @@ impl Engine {
                 &paragraph_pairs,
                 paragraph_scores,
             ),
+            // Whole-order scores and figures (BBScore's B) need the prepared tables, which the
+            // pair cache skips when every transition is cached; not in the editor yet.
+            whole: Vec::new(),
+            figures: Vec::new(),
         };
         let found = findings(&analysis, &job.calibration, job.sensitivity);
         // Keep what this run or the previous one used; drop the rest.
@@ -570,6 +574,10 @@ pub fn empty(job: &Job) -> Analyzed {
             tier: job.scorer.tier(),
             sentences: Vec::new(),
             paragraphs: Vec::new(),
+            // Whole-order scores and figures (BBScore's B) need the prepared tables, which the
+            // pair cache skips when every transition is cached; not in the editor yet.
+            whole: Vec::new(),
+            figures: Vec::new(),
         },
         findings: Vec::new(),
         scorer: job.scorer.clone(),

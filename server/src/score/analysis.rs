@@ -52,6 +52,11 @@ pub struct Analysis {
     pub sentences: Vec<Transition>,
     /// Paragraph → paragraph transitions within sections, in document order.
     pub paragraphs: Vec<Transition>,
+    /// The scorer's own score of the document's order at each level (sentences of the whole
+    /// document, then paragraphs), when it has one ([`super::Pairwise::order_score`]).
+    pub whole: Vec<(Level, f64)>,
+    /// Document-level figures from the scorer, per level (e.g. BBScore's `B`).
+    pub figures: Vec<(Level, &'static str, f64)>,
 }
 
 impl Analysis {
@@ -63,8 +68,12 @@ impl Analysis {
         }
     }
 
-    /// The document's coherence: the mean of all transition scores (1 when there are none).
+    /// The document's coherence: the mean of the scorer's whole-order scores when it has them,
+    /// else the mean of all transition scores (1 when there are none).
     pub fn document_score(&self) -> f64 {
+        if !self.whole.is_empty() {
+            return self.whole.iter().map(|(_, s)| s).sum::<f64>() / self.whole.len() as f64;
+        }
         let all: Vec<f64> = self
             .sentences
             .iter()
@@ -112,15 +121,46 @@ pub fn skip_pairs(pairs: &[(usize, usize)]) -> Vec<(usize, (usize, usize))> {
 
 /// Scores every transition of `doc` with `scorer`.
 pub fn analyze(doc: &Document, scorer: &dyn Scorer) -> Analysis {
+    let mut whole = Vec::new();
+    let mut figures = Vec::new();
+    let sentences = sentence_transitions(doc, scorer, &mut whole, &mut figures);
+    let paragraphs = paragraph_transitions(doc, scorer, &mut whole, &mut figures);
     Analysis {
         scorer: scorer.name(),
         tier: scorer.tier(),
-        sentences: sentence_transitions(doc, scorer),
-        paragraphs: paragraph_transitions(doc, scorer),
+        sentences,
+        paragraphs,
+        whole,
+        figures,
     }
 }
 
-fn sentence_transitions(doc: &Document, scorer: &dyn Scorer) -> Vec<Transition> {
+type Whole = Vec<(Level, f64)>;
+type Figures = Vec<(Level, &'static str, f64)>;
+
+/// Records the scorer's whole-order score and figures of the units in document order.
+fn document_level(
+    table: &dyn super::Pairwise,
+    level: Level,
+    whole: &mut Whole,
+    figures: &mut Figures,
+) {
+    if table.len() < 2 {
+        return;
+    }
+    let identity: Vec<usize> = (0..table.len()).collect();
+    if let Some(s) = table.order_score(&identity) {
+        whole.push((level, s));
+    }
+    figures.extend(table.figures().into_iter().map(|(k, v)| (level, k, v)));
+}
+
+fn sentence_transitions(
+    doc: &Document,
+    scorer: &dyn Scorer,
+    whole: &mut Whole,
+    figures: &mut Figures,
+) -> Vec<Transition> {
     let mut refs = Vec::new();
     let mut units: Vec<Unit<'_>> = Vec::new();
     for (si, section) in doc.sections.iter().enumerate() {
@@ -140,6 +180,7 @@ fn sentence_transitions(doc: &Document, scorer: &dyn Scorer) -> Vec<Transition> 
         }
     }
     let table = scorer.prepare(&units, Level::Sentence);
+    document_level(table.as_ref(), Level::Sentence, whole, figures);
     let pairs: Vec<(usize, usize)> = (1..refs.len())
         .filter(|&i| {
             let (a, b) = (refs[i - 1].0, refs[i].0);
@@ -175,7 +216,12 @@ fn scored(
     out
 }
 
-fn paragraph_transitions(doc: &Document, scorer: &dyn Scorer) -> Vec<Transition> {
+fn paragraph_transitions(
+    doc: &Document,
+    scorer: &dyn Scorer,
+    whole: &mut Whole,
+    figures: &mut Figures,
+) -> Vec<Transition> {
     let mut refs = Vec::new();
     let mut units: Vec<Unit<'_>> = Vec::new();
     for (si, section) in doc.sections.iter().enumerate() {
@@ -193,6 +239,7 @@ fn paragraph_transitions(doc: &Document, scorer: &dyn Scorer) -> Vec<Transition>
         }
     }
     let table = scorer.prepare(&units, Level::Paragraph);
+    document_level(table.as_ref(), Level::Paragraph, whole, figures);
     let pairs: Vec<(usize, usize)> = (1..refs.len())
         .filter(|&i| refs[i - 1].0.section == refs[i].0.section)
         .map(|i| (i - 1, i))

@@ -878,6 +878,14 @@ impl Pairwise for BbTable<'_> {
             note: Some(note),
         }
     }
+
+    fn order_score(&self, order: &[usize]) -> Option<f64> {
+        BbTable::order_score(self, order)
+    }
+
+    fn figures(&self) -> Vec<(&'static str, f64)> {
+        BbTable::figures(self)
+    }
 }
 
 #[cfg(test)]

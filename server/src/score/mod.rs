@@ -92,6 +92,18 @@ pub trait Pairwise: Send + Sync {
     fn transition(&self, from: usize, to: usize) -> f64;
     /// Why the transition from `from` to `to` scored as it did.
     fn reason(&self, from: usize, to: usize) -> Reason;
+    /// The score of the whole `order` in [0, 1] (higher = more coherent), for scorers that are not
+    /// a mean of adjacent transitions (BBScore's Brownian-bridge likelihood of the trajectory).
+    /// `None`, the default, means [`order_score`] takes the mean of adjacent transitions.
+    fn order_score(&self, order: &[usize]) -> Option<f64> {
+        let _ = order;
+        None
+    }
+    /// Document-level figures of the units in their prepared order, for reports (BBScore's `B`);
+    /// empty by default.
+    fn figures(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 }
 
 /// A coherence scorer.
@@ -106,9 +118,13 @@ pub trait Scorer: Send + Sync {
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a>;
 }
 
-/// Mean adjacent-transition score of `order` (indices into the prepared units).
+/// The score of `order` (indices into the prepared units): the table's own
+/// [`Pairwise::order_score`] when it has one, else the mean adjacent-transition score.
 /// An order with fewer than two units scores 1.
 pub fn order_score(pairs: &dyn Pairwise, order: &[usize]) -> f64 {
+    if let Some(score) = pairs.order_score(order) {
+        return score;
+    }
     if order.len() < 2 {
         return 1.0;
     }

@@ -122,6 +122,7 @@ mod tests {
         let report = CheckReport {
             files: vec![
                 FileResult {
+                    figures: Vec::new(),
                     path: "a,b.md".to_string(),
                     source: String::new(),
                     findings: vec![
@@ -148,6 +149,7 @@ mod tests {
                     error: None,
                 },
                 FileResult {
+                    figures: Vec::new(),
                     path: "x.md".to_string(),
                     source: String::new(),
                     findings: Vec::new(),

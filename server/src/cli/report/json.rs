@@ -39,6 +39,13 @@ pub fn to_json(report: &CheckReport) -> serde_json::Value {
             if let Some(score) = f.score {
                 obj["score"] = json!(round4(score));
             }
+            if !f.figures.is_empty() {
+                let mut figures = serde_json::Map::new();
+                for (level, name, value) in &f.figures {
+                    figures.insert(format!("{name}.{}", level.name()), json!(round4(*value)));
+                }
+                obj["figures"] = serde_json::Value::Object(figures);
+            }
             if let Some(err) = &f.error {
                 obj["error"] = json!(err);
             }

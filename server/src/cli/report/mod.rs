@@ -57,6 +57,8 @@ pub struct FileResult {
     pub findings: Vec<Located>,
     /// The document's coherence score under the reporting scorer, if checked.
     pub score: Option<f64>,
+    /// Document-level figures of the reporting scorer, as (level, name, value): BBScore's `B`.
+    pub figures: Vec<(crate::score::Level, &'static str, f64)>,
     /// Why the file could not be checked, if it could not.
     pub error: Option<String>,
 }

@@ -299,6 +299,7 @@ mod tests {
         CheckReport {
             files: vec![
                 FileResult {
+                    figures: Vec::new(),
                     path: "docs/a b.md".to_string(),
                     findings: vec![
                         located(
@@ -321,6 +322,7 @@ mod tests {
                     source,
                 },
                 FileResult {
+                    figures: Vec::new(),
                     path: "gone.md".to_string(),
                     source: String::new(),
                     findings: Vec::new(),

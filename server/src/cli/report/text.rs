@@ -435,6 +435,7 @@ mod tests {
             };
             let report = CheckReport {
                 files: vec![FileResult {
+                    figures: Vec::new(),
                     path: "dir/a b,c.md".to_string(),
                     source: source.to_string(),
                     findings: vec![Located {
@@ -499,6 +500,7 @@ mod tests {
         let report = CheckReport {
             files: vec![
                 FileResult {
+                    figures: Vec::new(),
                     path: "a.md".to_string(),
                     findings: vec![Located {
                         range: Range::of(&index, &source, to),
@@ -511,6 +513,7 @@ mod tests {
                     source,
                 },
                 FileResult {
+                    figures: Vec::new(),
                     path: "b.md".to_string(),
                     source: String::new(),
                     findings: Vec::new(),
