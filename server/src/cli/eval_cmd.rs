@@ -337,12 +337,29 @@ pub struct TrainArgs {
     /// Output folder.
     #[arg(long, default_value = "models/tier0")]
     pub out: PathBuf,
-    /// Seed for negative sampling.
-    #[arg(long, default_value_t = 7)]
+    /// Seed for negative sampling (the shipped weights use the default).
+    #[arg(long, default_value_t = crate::score::train::DEFAULT_SEED)]
     pub seed: u64,
 }
 
-/// Runs `segue train`.
+/// Runs `segue train`: fits the tier-0 entity-grid and combined models on a training corpus and
+/// writes their weights (as the shipped `models/tier0/` were made).
 pub fn train(args: TrainArgs) -> anyhow::Result<u8> {
-    bail!("cannot train `{}` yet", args.what)
+    if args.what != "tier0" {
+        bail!("cannot train `{}`; the one trainable model is `tier0`", args.what);
+    }
+    let docs = read_corpus(&args.data)?;
+    if docs.is_empty() {
+        bail!("{} holds no documents", args.data.display());
+    }
+    let summary = crate::score::train::train_and_write(&docs, &args.out, args.seed)
+        .with_context(|| format!("cannot write the weights to {}", args.out.display()))?;
+    eprintln!(
+        "segue: trained tier0 on {} documents (seed {}); weights written to {}",
+        docs.len(),
+        args.seed,
+        args.out.display()
+    );
+    println!("{}", serde_json::to_string_pretty(&summary)?);
+    Ok(0)
 }
