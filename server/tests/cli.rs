@@ -847,12 +847,20 @@ fn train_tier0_writes_json_weights() {
     ]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     let summary: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON summary");
-    assert!(summary["sentence"]["positives"].as_u64().unwrap_or(0) > 0, "{summary}");
+    assert!(
+        summary["sentence"]["positives"].as_u64().unwrap_or(0) > 0,
+        "{summary}"
+    );
     for file in ["tier0.json", "entity_grid.json"] {
         let text = std::fs::read_to_string(out.join(file)).expect("weights written");
         serde_json::from_str::<serde_json::Value>(&text).expect("weights are JSON");
     }
-    let bad = segue(&["train", "bbscore", "--data", "tests/fixtures/eval-small.jsonl"]);
+    let bad = segue(&[
+        "train",
+        "bbscore",
+        "--data",
+        "tests/fixtures/eval-small.jsonl",
+    ]);
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("tier0"), "{}", bad.stderr);
 }

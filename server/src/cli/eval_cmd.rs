@@ -346,7 +346,10 @@ pub struct TrainArgs {
 /// writes their weights (as the shipped `models/tier0/` were made).
 pub fn train(args: TrainArgs) -> anyhow::Result<u8> {
     if args.what != "tier0" {
-        bail!("cannot train `{}`; the one trainable model is `tier0`", args.what);
+        bail!(
+            "cannot train `{}`; the one trainable model is `tier0`",
+            args.what
+        );
     }
     let docs = read_corpus(&args.data)?;
     if docs.is_empty() {
