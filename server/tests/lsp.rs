@@ -540,6 +540,23 @@ fn commands_check_the_workspace_and_score_a_document() {
     assert_eq!(score["scorer"], "lexical");
     assert_eq!(score["version"], 1);
     c.wait_notification::<lsp::notification::ShowMessage>(|p| p.message.contains("coherence"));
+    // `silent` (editors polling for a status bar): the same reply, and no message.
+    let quiet = c
+        .request_raw(
+            "workspace/executeCommand",
+            json!({"command": "segue.showDocumentScore", "arguments": [{"uri": a.as_str(), "silent": true}]}),
+        )
+        .expect("silent score");
+    assert_eq!(quiet["score"], score["score"]);
+    c.drain_for(std::time::Duration::from_millis(300));
+    assert!(
+        !c.inbox.iter().any(|m| m["method"] == "window/showMessage"
+            && m["params"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("coherence")),
+        "a silent request showed a message"
+    );
     let bad = c.request_raw(
         "workspace/executeCommand",
         json!({"command": "segue.showDocumentScore", "arguments": []}),

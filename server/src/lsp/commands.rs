@@ -195,12 +195,17 @@ fn short(path: &std::path::Path) -> String {
 }
 
 /// `segue.showDocumentScore` with one argument, the document URI (a string, or an object with a
-/// `uri` field): returns `{uri, version, score, scorer, tier, sentenceMedian, paragraphMedian,
-/// findings}` and shows the score with `window/showMessage`.
+/// `uri` field and an optional `silent` flag): returns `{uri, version, score, scorer, tier,
+/// sentenceMedian, paragraphMedian, findings, checked}` and shows the score with
+/// `window/showMessage` unless `silent` is true (editors polling it for a status bar).
 pub(crate) async fn show_document_score(
     session: &Arc<Session>,
     params: tower_lsp_server::ls_types::ExecuteCommandParams,
 ) -> Result<Option<LSPAny>> {
+    let silent = matches!(
+        params.arguments.first(),
+        Some(Value::Object(o)) if o.get("silent").and_then(Value::as_bool) == Some(true)
+    );
     let uri = params
         .arguments
         .first()
@@ -228,10 +233,12 @@ pub(crate) async fn show_document_score(
             a.findings.len()
         ),
     };
-    session
-        .client
-        .show_message(MessageType::INFO, message)
-        .await;
+    if !silent {
+        session
+            .client
+            .show_message(MessageType::INFO, message)
+            .await;
+    }
     let round = |x: f64| (x * 10_000.0).round() / 10_000.0;
     Ok(Some(json!({
         "uri": uri.as_str(),
