@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write tests/fixtures/embeddings/reference.json: Python onnxruntime's embeddings of varied
-sentences, which the Rust encoder must reproduce within 1e-4 (server/tests/model_parity.rs).
+sentences, which the Rust encoder must reproduce within 1e-4 (server/tests/model.rs).
 
 Tokenization mirrors the Rust encoder: tokenizer.json with truncation to 256 tokens, no padding
 for single sentences. The script also checks that padding a batch does not change the vectors.

@@ -10,6 +10,9 @@
 //!
 //! Sentences: the first `SEGUE_BENCH_N` (512) of `SEGUE_BENCH_DATA`, else ../shared/data/dev.jsonl,
 //! else tests/fixtures/eval-small.jsonl. Threads: `SEGUE_THREADS` or the default (≤ 4 cores).
+//! Python: `SEGUE_PYTHON` (an interpreter with numpy, onnxruntime 1.31.1 and tokenizers), else
+//! models/.venv (made by models/install), else models/train/.venv. The load average before and
+//! after is printed, since a loaded machine lowers both sides' figures (though not their ratio).
 //! Needs `models/install`; prints a reason and exits when the model is absent.
 
 use segue::config::Device;
@@ -21,7 +24,8 @@ use std::time::Instant;
 const BATCHES: [usize; 4] = [1, 8, 32, 64];
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::fs::canonicalize(&root).unwrap_or(root)
 }
 
 fn env_usize(key: &str, default: usize) -> usize {
@@ -55,6 +59,24 @@ fn sentences(n: usize) -> (Vec<String>, PathBuf) {
         .take(n)
         .collect();
     (out, path)
+}
+
+/// The 1-minute load average, from /proc/loadavg.
+fn load_average() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next().map(str::to_string)
+}
+
+/// The Python interpreter for the baseline: `SEGUE_PYTHON`, else models/.venv, else
+/// models/train/.venv (both have numpy, onnxruntime 1.31.1 and tokenizers).
+fn python_path(dir: &Path) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SEGUE_PYTHON").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    [".venv/bin/python", "train/.venv/bin/python"]
+        .iter()
+        .map(|p| dir.join(p))
+        .find(|p| p.is_file())
 }
 
 fn peak_rss_mib() -> Option<f64> {
@@ -107,6 +129,7 @@ fn main() {
         enc.encode(&texts[..texts.len().min(64)], 32)
             .expect("warm-up"),
     );
+    let load_before = load_average();
     let mut rust = [f64::INFINITY; BATCHES.len()];
     let mut py = [f64::INFINITY; BATCHES.len()];
     for _ in 0..reps {
@@ -123,6 +146,7 @@ fn main() {
         }
     }
     let rust: Vec<f64> = rust.iter().map(|s| texts.len() as f64 / s).collect();
+    let load_after = load_average();
     let rust_rss = peak_rss_mib();
     let python = python.and_then(|p| p.finish()).map(|(load, rss)| {
         let rates: Vec<f64> = py.iter().map(|s| texts.len() as f64 / s).collect();
@@ -138,43 +162,51 @@ fn main() {
         mean_tokens,
         if threads == 1 { "" } else { "s" }
     );
+    if let Ok(Some(py)) = python.as_ref().map(|_| python_path(&dir)) {
+        println!("Python: {}", py.display());
+    }
+    println!(
+        "load average (1 min) before / after the timed passes: {} / {} on {} cores",
+        load_before.as_deref().unwrap_or("?"),
+        load_after.as_deref().unwrap_or("?"),
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
     println!();
     println!(
-        "| batch | Rust (ort + tokenizers) sent/s | Python onnxruntime sent/s | Rust / Python |"
+        "| batch      | Rust (ort + tokenizers) sent/s | Python onnxruntime sent/s | Rust / Python |"
     );
     println!(
-        "|------:|-------------------------------:|--------------------------:|--------------:|"
+        "|-----------:|-------------------------------:|--------------------------:|--------------:|"
     );
+    let dash = "–";
     for (i, b) in BATCHES.iter().enumerate() {
         match &python {
             Ok((_, _, p)) => println!(
-                "| {b:>5} | {:>30.0} | {:>25.0} | {:>12.2}× |",
+                "| {b:>10} | {:>30.0} | {:>25.0} | {:>12.2}× |",
                 rust[i],
                 p[i],
                 rust[i] / p[i]
             ),
-            Err(_) => println!("| {b:>5} | {:>30.0} | {:>25} | {:>13} |", rust[i], "–", "–"),
+            Err(_) => println!("| {b:>10} | {:>30.0} | {dash:>25} | {dash:>13} |", rust[i]),
         }
     }
     let fmt_rss = |r: Option<f64>| r.map_or("?".to_string(), |m| format!("{m:.0} MiB"));
-    match &python {
-        Ok((load, rss, _)) => {
-            println!(
-                "| load  | {:>27.0} ms | {:>22.0} ms |               |",
-                rust_load * 1e3,
-                load * 1e3
-            );
-            println!(
-                "| peak RSS | {:>27} | {:>25} |               |",
-                fmt_rss(rust_rss),
-                fmt_rss(*rss)
-            );
-        }
-        Err(e) => {
-            println!("| load  | {:>27.0} ms | – | |", rust_load * 1e3);
-            println!("| peak RSS | {:>27} | – | |", fmt_rss(rust_rss));
-            println!("\nPython baseline not run: {e}");
-        }
+    let (py_load, py_rss) = match &python {
+        Ok((load, rss, _)) => (format!("{:.0} ms", load * 1e3), fmt_rss(*rss)),
+        Err(_) => (dash.to_string(), dash.to_string()),
+    };
+    println!(
+        "| model load | {:>30} | {py_load:>25} | {:>13} |",
+        format!("{:.0} ms", rust_load * 1e3),
+        ""
+    );
+    println!(
+        "| peak RSS   | {:>30} | {py_rss:>25} | {:>13} |",
+        fmt_rss(rust_rss),
+        ""
+    );
+    if let Err(e) = &python {
+        println!("\nPython baseline not run: {e}");
     }
 }
 
@@ -189,13 +221,10 @@ struct Python {
 impl Python {
     fn start(dir: &Path, texts: &[String], threads: usize, spin: bool) -> Result<Python, String> {
         use std::io::BufRead;
-        let py = dir.join(".venv/bin/python");
-        if !py.is_file() {
-            return Err(format!(
-                "{} is absent (models/install creates it)",
-                py.display()
-            ));
-        }
+        let py = python_path(dir).ok_or_else(|| {
+            "no Python: set SEGUE_PYTHON, or run models/install (it creates models/.venv)"
+                .to_string()
+        })?;
         let list = std::env::temp_dir().join(format!("segue-bench-{}.json", std::process::id()));
         std::fs::write(
             &list,

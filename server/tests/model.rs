@@ -121,7 +121,12 @@ fn rust_embeddings_match_python_onnxruntime() {
             .zip(&got)
             .map(|(s, v)| max_abs_diff(&s.embedding, v))
             .fold(0.0, f32::max);
-        eprintln!("batch {batch}: max |rust - python| = {worst:.2e}");
+        eprintln!(
+            "batch {batch}: max |rust - python| = {worst:.2e} over {} sentences x {} dimensions (tolerance {:.0e})",
+            r.sentences.len(),
+            MINILM.dim,
+            r.tolerance
+        );
         assert!(
             worst <= r.tolerance,
             "batch {batch}: differs from Python by {worst}"
