@@ -3,11 +3,12 @@
 
 Does what the Rust encoder does, the same way: tokenize (tokenizer.json, truncation to 256),
 sort by token length, cut into batches, pad each batch to its longest sentence, run
-model.onnx on the CPU provider with the given intra-op thread count. Prints one JSON object:
+model.onnx on the CPU provider (or CUDA with --cuda, which needs the onnxruntime-gpu build) with
+the given intra-op thread count. Prints one JSON object:
 {"load_s", "rss_mib", "sentences", "threads", "results": {batch: sentences_per_second}}.
 
-Usage: bench_python.py SENTENCES_JSON --threads N [--spin] --batches 1,8,32,64 [--reps 3]
-       bench_python.py SENTENCES_JSON --threads N [--spin] --serve
+Usage: bench_python.py SENTENCES_JSON --threads N [--spin] [--cuda] --batches 1,8,32,64 [--reps 3]
+       bench_python.py SENTENCES_JSON --threads N [--spin] [--cuda] --serve
   SENTENCES_JSON is a JSON list of strings. With --serve (used by the Rust benchmark, which
   interleaves its own runs with these so that both sides see the same machine load), it prints
   {"load_s"} once, then for each batch size read from stdin the seconds one pass took, and on
@@ -60,6 +61,7 @@ def main():
     ap.add_argument("--batches", default="1,8,32,64")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--spin", action="store_true", help="let ONNX Runtime threads spin (default off, as in Segue)")
+    ap.add_argument("--cuda", action="store_true", help="run on CUDAExecutionProvider (onnxruntime-gpu)")
     ap.add_argument("--serve", action="store_true")
     args = ap.parse_args()
     texts = json.loads(Path(args.sentences).read_text())
@@ -75,7 +77,10 @@ def main():
     spin = "1" if args.spin else "0"
     so.add_session_config_entry("session.intra_op.allow_spinning", spin)
     so.add_session_config_entry("session.inter_op.allow_spinning", spin)
-    sess = ort.InferenceSession(str(MODEL_DIR / "model.onnx"), so, providers=["CPUExecutionProvider"])
+    provider = "CUDAExecutionProvider" if args.cuda else "CPUExecutionProvider"
+    sess = ort.InferenceSession(str(MODEL_DIR / "model.onnx"), so, providers=[provider])
+    if sess.get_providers()[0] != provider:
+        sys.exit(f"bench_python.py: {provider} is not available (providers: {sess.get_providers()})")
     load_s = time.perf_counter() - t
 
     encode(sess, tok, texts[:64], 32)  # warm up

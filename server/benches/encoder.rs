@@ -7,6 +7,8 @@
 //! passes alternate, so a busy machine slows both alike. Reported per batch size (1, 8, 32, 64):
 //! sentences per second (best of `SEGUE_BENCH_REPS` passes, 3), plus model load time and peak RSS
 //! (VmHWM) of each process. Thread spinning follows `SEGUE_SPIN` on both sides (default off).
+//! Provider: the CPU, or CUDA on both sides with `SEGUE_DEVICE=cuda` (needs `models/install --gpu`
+//! and a `SEGUE_PYTHON` whose onnxruntime is the onnxruntime-gpu 1.31.1 build).
 //!
 //! Sentences: the first `SEGUE_BENCH_N` (512) of `SEGUE_BENCH_DATA`, else ../shared/data/dev.jsonl,
 //! else tests/fixtures/eval-small.jsonl. Threads: `SEGUE_THREADS` or the default (≤ 4 cores).
@@ -61,6 +63,15 @@ fn sentences(n: usize) -> (Vec<String>, PathBuf) {
     (out, path)
 }
 
+/// CPU unless `SEGUE_DEVICE=cuda` (then CUDA on both sides; a failure to use it is an error, never
+/// a silent CPU run).
+fn bench_device() -> Device {
+    match std::env::var("SEGUE_DEVICE").as_deref() {
+        Ok("cuda") => Device::Cuda,
+        _ => Device::Cpu,
+    }
+}
+
 /// The 1-minute load average, from /proc/loadavg.
 fn load_average() -> Option<String> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
@@ -104,7 +115,7 @@ fn main() {
     let reps = env_usize("SEGUE_BENCH_REPS", 3);
     let options = ModelOptions {
         models_dir: Some(dir.clone()),
-        device: Device::Cpu,
+        device: bench_device(),
         ..ModelOptions::from_env()
     };
     let threads = options.threads();
@@ -113,7 +124,8 @@ fn main() {
 
     // Python onnxruntime on the same sentences and threads, as a server so that its runs
     // interleave with ours and both see the same load.
-    let mut python = Python::start(&dir, &texts, threads, options.spinning);
+    let cuda = options.device == Device::Cuda;
+    let mut python = Python::start(&dir, &texts, threads, options.spinning, cuda);
 
     let t = Instant::now();
     let enc = Encoder::load(&MINILM, &options).expect("the model loads");
@@ -155,11 +167,12 @@ fn main() {
 
     println!();
     println!(
-        "encoder: {} ({} sentences from {}, mean {:.1} tokens), CPU, {threads} intra-op thread{}, best of {reps}",
+        "encoder: {} ({} sentences from {}, mean {:.1} tokens), {}, {threads} intra-op thread{}, best of {reps}",
         MINILM.name,
         texts.len(),
         corpus.display(),
         mean_tokens,
+        enc.info().provider.ort_name(),
         if threads == 1 { "" } else { "s" }
     );
     if let Ok(Some(py)) = python.as_ref().map(|_| python_path(&dir)) {
@@ -195,16 +208,10 @@ fn main() {
         Ok((load, rss, _)) => (format!("{:.0} ms", load * 1e3), fmt_rss(*rss)),
         Err(_) => (dash.to_string(), dash.to_string()),
     };
-    println!(
-        "| model load | {:>30} | {py_load:>25} | {:>13} |",
-        format!("{:.0} ms", rust_load * 1e3),
-        ""
-    );
-    println!(
-        "| peak RSS   | {:>30} | {py_rss:>25} | {:>13} |",
-        fmt_rss(rust_rss),
-        ""
-    );
+    let (rust_load, rust_rss, blank) =
+        (format!("{:.0} ms", rust_load * 1e3), fmt_rss(rust_rss), "");
+    println!("| model load | {rust_load:>30} | {py_load:>25} | {blank:>13} |");
+    println!("| peak RSS   | {rust_rss:>30} | {py_rss:>25} | {blank:>13} |");
     if let Err(e) = &python {
         println!("\nPython baseline not run: {e}");
     }
@@ -219,7 +226,13 @@ struct Python {
 }
 
 impl Python {
-    fn start(dir: &Path, texts: &[String], threads: usize, spin: bool) -> Result<Python, String> {
+    fn start(
+        dir: &Path,
+        texts: &[String],
+        threads: usize,
+        spin: bool,
+        cuda: bool,
+    ) -> Result<Python, String> {
         use std::io::BufRead;
         let py = python_path(dir).ok_or_else(|| {
             "no Python: set SEGUE_PYTHON, or run models/install (it creates models/.venv)"
@@ -237,6 +250,9 @@ impl Python {
             .args(["--threads", &threads.to_string(), "--serve"]);
         if spin {
             cmd.arg("--spin");
+        }
+        if cuda {
+            cmd.arg("--cuda");
         }
         let mut child = cmd
             .stdin(std::process::Stdio::piped())
