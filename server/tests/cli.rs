@@ -43,6 +43,8 @@ fn segue_in(cwd: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
         .args(args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
+        // The built-in tier, whether or not models/install has run (tier 1 has its own tests).
+        .env("SEGUE_MODELS_DIR", "/nonexistent/segue-models")
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -863,4 +865,57 @@ fn train_tier0_writes_json_weights() {
     ]);
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("tier0"), "{}", bad.stderr);
+}
+
+/// Whether models/install has run (tests of tier 1 skip with a printed reason otherwise).
+fn models_installed() -> bool {
+    let ok = root().join("models/onnx/minilm/model.onnx").is_file()
+        && root().join("models/lib").is_dir();
+    if !ok {
+        eprintln!("skipping: the tier 1 models are not installed (run models/install)");
+    }
+    ok
+}
+
+#[test]
+fn tier1_check_reports_the_embedding_scorer_and_flags_the_sample() {
+    if !models_installed() {
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_segue"))
+        .args(["check", "--tier", "1", "--format", "json", "docs/sample.md"])
+        .current_dir(root())
+        .output()
+        .expect("segue runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("tier 1: all-MiniLM-L6-v2"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(json["scorer"], "embedding");
+    assert_eq!(json["tier"], 1);
+    let source = std::fs::read_to_string(root().join("docs/sample.md")).expect("sample");
+    let flagged: Vec<&str> = json["files"][0]["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| slice(&source, &f["range"]))
+        .collect();
+    assert!(
+        flagged
+            .iter()
+            .any(|s| s.starts_with("My grandmother grows prize-winning tomatoes")),
+        "{flagged:#?}"
+    );
+}
+
+#[test]
+fn a_model_scorer_without_models_is_a_clear_error() {
+    let run = segue(&["check", "--scorer", "embedding", "docs/sample.md"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("needs the tier 1 models"),
+        "{}",
+        run.stderr
+    );
 }

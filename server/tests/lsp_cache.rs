@@ -126,6 +126,7 @@ fn pair_local_cache_versus_exact_scores() {
                 format: Some(Format::Markdown),
                 skip: None,
                 scorer: scorer.clone(),
+                order_scorer: scorer.clone(),
                 policy,
                 calibration: calibration.clone(),
                 sensitivity: Sensitivity::Medium,

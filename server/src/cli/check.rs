@@ -3,10 +3,9 @@
 use super::report::{reporter, CheckReport, FileResult, Located, OutputFormat, Range};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 use crate::config::{find_config_file, parse_tier, Config, TierChoice};
-use crate::model::{shared_encoder, ModelOptions};
-use crate::score::bbscore::{BbModel, BbScore};
-use crate::score::embedding::Embedding;
+use crate::model::ModelOptions;
 use crate::score::findings::{findings, Calibration, Sensitivity};
+use crate::score::registry;
 use crate::score::{analysis::analyze, Scorer, ScorerSet};
 use crate::text::{parse, Format, LineIndex};
 use anyhow::{bail, Context};
@@ -86,23 +85,17 @@ pub fn scorers_for(tier: TierChoice) -> anyhow::Result<ScorerSet> {
     scorers_with(tier, &ModelOptions::from_env())
 }
 
-/// The scorers available for a tier choice: tier 0 always; with `auto` or `1` also the `embedding`
-/// scorer when its model loads. `auto` without a working model falls back to tier 0 with a warning
-/// on stderr; `1` without one is an error naming the fix. When the model loads, one line on stderr
-/// says where it runs (provider, library and how the library was found).
+/// The scorers available for a tier choice: tier 0 always; with `auto` or `1` also the tier-1
+/// scorers when the encoder loads ([`crate::score::registry::add_models`]; one line on stderr per
+/// model says where it runs). `auto` without a working model falls back to tier 0 with a warning
+/// on stderr; `1` without one is an error naming the fix.
 pub fn scorers_with(tier: TierChoice, options: &ModelOptions) -> anyhow::Result<ScorerSet> {
     let mut set = ScorerSet::builtin();
     if tier == TierChoice::Builtin {
         return Ok(set);
     }
-    match shared_encoder(options) {
-        Ok(encoder) => {
-            eprintln!("segue: tier 1: {}", encoder.info().summary());
-            set.register(Arc::new(Embedding::new(encoder.clone())));
-            register_ordering(&mut set, encoder.clone(), options);
-            register_bbscore(&mut set, encoder, options);
-            Ok(set)
-        }
+    match registry::add_models(&mut set, options, &|line| eprintln!("segue: {line}")) {
+        Ok(()) => Ok(set),
         Err(e) if tier == TierChoice::Auto => {
             eprintln!("segue: warning: {e}; using the built-in (tier 0) scorers");
             Ok(set)
@@ -111,48 +104,26 @@ pub fn scorers_with(tier: TierChoice, options: &ModelOptions) -> anyhow::Result<
     }
 }
 
-/// Adds `ordering` (the trained ordering model, models/ordering/) beside the encoder; without its
-/// files, a warning on stderr and the other scorers carry on.
-fn register_ordering(
-    set: &mut ScorerSet,
-    encoder: Arc<crate::model::Encoder>,
-    options: &ModelOptions,
-) {
-    match crate::order::model::OrderingModel::load(options) {
-        Ok(model) => {
-            eprintln!("segue: tier 1: {}", model.summary());
-            set.register(Arc::new(crate::score::precedence::OrderingScorer::new(
-                encoder,
-                Arc::new(model),
-            )));
-        }
-        Err(e) => eprintln!("segue: warning: {e}; the ordering scorer is left out"),
-    }
-}
-
-/// Adds `bbscore` and `bbscore-clf` (models/bbscore/) beside the encoder; without their files,
-/// a warning on stderr and the other scorers carry on.
-fn register_bbscore(
-    set: &mut ScorerSet,
-    encoder: Arc<crate::model::Encoder>,
-    options: &ModelOptions,
-) {
-    match BbModel::load(options) {
-        Ok(model) => {
-            let model = Arc::new(model);
-            eprintln!("segue: tier 1: {}", model.summary());
-            if let Some(clf) = BbScore::classifier(encoder.clone(), model.clone()) {
-                set.register(Arc::new(clf));
-            }
-            set.register(Arc::new(BbScore::new(encoder, model)));
-        }
-        Err(e) => eprintln!("segue: warning: {e}; the bbscore scorers are left out"),
-    }
-}
-
 /// The scorer whose findings are reported.
+/// By default the best available: [`registry::default_scorer`].
 pub fn reporting_scorer(set: &ScorerSet, name: Option<&str>) -> anyhow::Result<Arc<dyn Scorer>> {
-    let name = name.unwrap_or("tier0");
+    named_scorer(set, name.unwrap_or_else(|| registry::default_scorer(set)))
+}
+
+/// The scorer that judges reorders: `name`, by default [`registry::DEFAULT_SCORER`] (the
+/// language server's code actions use the same default).
+pub fn order_scorer(set: &ScorerSet, name: Option<&str>) -> anyhow::Result<Arc<dyn Scorer>> {
+    named_scorer(set, name.unwrap_or(registry::DEFAULT_SCORER))
+}
+
+fn named_scorer(set: &ScorerSet, name: &str) -> anyhow::Result<Arc<dyn Scorer>> {
+    if set.get(name).is_none() && registry::MODEL_SCORERS.contains(&name) {
+        bail!(
+            "the scorer `{name}` needs the tier 1 models, which did not load (see the warning \
+             above); run `models/install` and use `--tier 1`, or pick one of: {}",
+            set.names().join(", ")
+        );
+    }
     set.get(name).with_context(|| {
         format!(
             "no scorer named `{name}`; available: {}",
@@ -189,11 +160,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         args.tier
     };
     let wanted = args.scorer.as_deref().or(config.scorer.as_deref());
-    // With `auto`, load the models only when the reported scorer needs them.
-    let builtin_will_do = tier == TierChoice::Auto
-        && ScorerSet::builtin()
-            .get(wanted.unwrap_or("tier0"))
-            .is_some();
+    // With `auto`, load the models unless a built-in scorer was asked for by name.
+    let builtin_will_do =
+        tier == TierChoice::Auto && wanted.is_some_and(|w| ScorerSet::builtin().get(w).is_some());
     let set = if builtin_will_do {
         ScorerSet::builtin()
     } else {

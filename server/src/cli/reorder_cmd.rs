@@ -1,7 +1,7 @@
 //! `segue reorder`: propose (and optionally apply) a better order of a file's paragraphs or
 //! sentences.
 
-use super::check::{read_text, reporting_scorer, scorers_for};
+use super::check::{order_scorer, read_text, scorers_for};
 use crate::config::{parse_tier, TierChoice};
 use crate::order::permute::{apply, permute};
 use crate::order::reorder::{propose, Container, Proposal};
@@ -33,7 +33,7 @@ pub struct ReorderArgs {
     /// Scorer tier: auto, 0 (built-in) or 1 (models).
     #[arg(long, default_value = "auto", value_parser = |s: &str| parse_tier(s).ok_or("use auto, 0 or 1"))]
     pub tier: TierChoice,
-    /// Scorer used to judge orders (default: the best available).
+    /// Scorer used to judge orders (default: tier0; `ordering` is the trained ordering model).
     #[arg(long)]
     pub scorer: Option<String>,
 }
@@ -76,7 +76,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
     let format = Format::from_path(&args.path).unwrap_or(Format::Plain);
     let doc = parse(&source, format);
     let set = scorers_for(args.tier)?;
-    let scorer = reporting_scorer(&set, args.scorer.as_deref())?;
+    let scorer = order_scorer(&set, args.scorer.as_deref())?;
     let proposals: Vec<Proposal> = containers(&doc, &args)?
         .into_iter()
         .filter_map(|c| propose(&doc, &source, c, scorer.as_ref()))

@@ -144,7 +144,12 @@ pub(crate) async fn check_workspace(
                 text: Arc::from(text),
                 format: Some(format),
                 skip: None,
-                scorer: resolved.scorer.clone(),
+                // The scorer whose diagnostics an open document ends with.
+                scorer: resolved
+                    .model_scorer
+                    .clone()
+                    .unwrap_or_else(|| resolved.scorer.clone()),
+                order_scorer: resolved.order_scorer.clone(),
                 policy: resolved.policy,
                 calibration,
                 sensitivity: resolved.config.sensitivity,

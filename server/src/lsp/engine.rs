@@ -59,7 +59,7 @@ impl ContextPolicy {
     /// The policy for a scorer name: `Pairwise` only for scorers known to be pair-local.
     pub fn for_scorer(name: &str) -> ContextPolicy {
         match name {
-            "lexical" | "lexical-noun" => ContextPolicy::Pairwise,
+            "lexical" | "lexical-noun" | "embedding" => ContextPolicy::Pairwise,
             _ => ContextPolicy::Document,
         }
     }
@@ -78,6 +78,8 @@ pub struct Job {
     pub skip: Option<String>,
     /// The reporting scorer.
     pub scorer: Arc<dyn Scorer>,
+    /// The scorer that judges reorder proposals (code actions).
+    pub order_scorer: Arc<dyn Scorer>,
     /// Cache policy for the scorer.
     pub policy: ContextPolicy,
     /// Score percentiles for the findings rule.
@@ -121,6 +123,8 @@ pub struct Analyzed {
     pub findings: Vec<Finding>,
     /// The scorer that produced the scores.
     pub scorer: Arc<dyn Scorer>,
+    /// The scorer that judges reorder proposals.
+    pub order_scorer: Arc<dyn Scorer>,
     /// The cache policy used.
     pub policy: ContextPolicy,
     /// Counters of the run.
@@ -247,6 +251,7 @@ impl Engine {
             analysis,
             findings: found,
             scorer: job.scorer.clone(),
+            order_scorer: job.order_scorer.clone(),
             policy: job.policy,
             stats,
             proposals: Mutex::new(HashMap::new()),
@@ -432,8 +437,13 @@ impl Analyzed {
                 return p.clone();
             }
         }
-        let computed =
-            propose(&self.document, &self.text, container, self.scorer.as_ref()).map(Arc::new);
+        let computed = propose(
+            &self.document,
+            &self.text,
+            container,
+            self.order_scorer.as_ref(),
+        )
+        .map(Arc::new);
         if let Ok(mut memo) = self.proposals.lock() {
             memo.insert(container, computed.clone());
         }
@@ -581,6 +591,7 @@ pub fn empty(job: &Job) -> Analyzed {
         },
         findings: Vec::new(),
         scorer: job.scorer.clone(),
+        order_scorer: job.order_scorer.clone(),
         policy: job.policy,
         stats: RunStats::default(),
         proposals: Mutex::new(HashMap::new()),
@@ -601,6 +612,7 @@ mod tests {
             format: Some(Format::Markdown),
             skip: None,
             scorer: set.get(scorer).expect("builtin scorer"),
+            order_scorer: set.get("tier0").expect("builtin scorer"),
             policy,
             calibration: Arc::new(Calibration::shipped()),
             sensitivity: Sensitivity::Medium,

@@ -25,9 +25,12 @@ use super::diagnostics::diagnostics;
 use super::document::TextDocument;
 use super::engine::{empty, Analyzed, Cancelled, ContextPolicy, Engine, Job};
 use super::hover::hover;
-use super::settings::{Resolved, SettingsStore};
+use super::settings::{ModelsState, Resolved, SettingsStore};
 use crate::cli::check::MAX_FILE_BYTES;
+use crate::config::TierChoice;
+use crate::model::ModelOptions;
 use crate::score::findings::Calibration;
+use crate::score::registry;
 use crate::score::ScorerSet;
 use crate::text::Format;
 use serde::{Deserialize, Serialize};
@@ -131,18 +134,23 @@ pub(crate) struct Snapshot {
 
 /// A stage of an analysis run. The stages of a run analyse the same version in order and each
 /// publishes its result, so a later stage's diagnostics replace an earlier one's (pull requests
-/// always get the latest). Tier 0 comes first because it is fast; a model tier would be a second
-/// stage with its own scorer.
+/// always get the latest). Tier 0 comes first because it is fast; the model stage follows when
+/// the tier-1 models are loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stage {
     /// The built-in scorers (the configured reporting scorer).
     Tier0,
+    /// The tier-1 reporting scorer ([`Resolved::model_scorer`]).
+    Model,
 }
 
-/// The stages for a document under `resolved` settings: tier 0 only, as this build has no model
-/// tier.
-fn stages(_resolved: &Resolved) -> &'static [Stage] {
-    &[Stage::Tier0]
+/// The stages for a document under `resolved` settings.
+fn stages(resolved: &Resolved) -> &'static [Stage] {
+    if resolved.model_scorer.is_some() {
+        &[Stage::Tier0, Stage::Model]
+    } else {
+        &[Stage::Tier0]
+    }
 }
 
 /// One open document.
@@ -272,6 +280,42 @@ impl Session {
         tokio::spawn(async move { session.run(pending).await });
     }
 
+    /// Loads the tier-1 models in the background; when they load, open documents are analysed
+    /// again and the model stage's diagnostics replace tier 0's. A failure is logged, and shown
+    /// to the user only when the settings ask for tier 1 explicitly.
+    fn load_models(self: &Arc<Self>, device: crate::config::Device) {
+        let session = self.clone();
+        tokio::spawn(async move {
+            let loaded = tokio::task::spawn_blocking(move || {
+                let lines = Mutex::new(Vec::new());
+                let mut set = ScorerSet::builtin();
+                let options = ModelOptions::from_env().with_device(device);
+                let result = registry::add_models(&mut set, &options, &|line| {
+                    lock(&lines).push(line);
+                });
+                let lines = lines.into_inner().unwrap_or_else(|e| e.into_inner());
+                (result.map(|()| set), lines)
+            })
+            .await;
+            match loaded {
+                Ok((Ok(set), lines)) => {
+                    for line in lines {
+                        info!("{line}");
+                    }
+                    lock(&session.settings).set_models(ModelsState::Loaded, Some(set));
+                    session.schedule_all();
+                }
+                Ok((Err(e), _)) => {
+                    info!("tier 1 is not available ({e}); using the built-in tier 0");
+                    lock(&session.settings).set_models(ModelsState::Failed(e.to_string()), None);
+                    // Shows the warning when tier 1 was asked for explicitly.
+                    let _ = session.resolved_for(None).await;
+                }
+                Err(e) => error!("loading the models failed: {e}"),
+            }
+        });
+    }
+
     /// Re-analyzes every open document (after a settings change).
     fn schedule_all(self: &Arc<Self>) {
         for uri in self.open_uris() {
@@ -296,7 +340,13 @@ impl Session {
     async fn run_stage(&self, p: &Pending, resolved: &Arc<Resolved>, stage: Stage) -> bool {
         let scorer = match stage {
             Stage::Tier0 => resolved.scorer.clone(),
+            Stage::Model => match &resolved.model_scorer {
+                Some(s) => s.clone(),
+                None => return true,
+            },
         };
+        let order_scorer = resolved.order_scorer.clone();
+        let job_order_scorer = order_scorer.clone();
         let skip = skip_reason(p, resolved);
         if let Some(why) = &skip {
             debug!("{}: not checked: {why}", p.uri.as_str());
@@ -323,6 +373,7 @@ impl Session {
                 skip,
                 policy: ContextPolicy::for_scorer(job_scorer.name()),
                 scorer: job_scorer,
+                order_scorer: job_order_scorer,
                 calibration,
                 sensitivity: resolved_job.config.sensitivity,
             };
@@ -354,6 +405,7 @@ impl Session {
                     skip: Some("analysis failed".into()),
                     policy: ContextPolicy::for_scorer(scorer.name()),
                     scorer,
+                    order_scorer,
                     calibration: self.calibration.clone(),
                     sensitivity: resolved.config.sensitivity,
                 };
@@ -708,6 +760,9 @@ impl LanguageServer for Backend {
             resolved.scorer.name(),
             resolved.config.debounce_ms
         );
+        if resolved.config.tier != TierChoice::Builtin {
+            session.load_models(resolved.config.device);
+        }
     }
 
     async fn shutdown(&self) -> Result<()> {

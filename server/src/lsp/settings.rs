@@ -11,22 +11,40 @@
 
 use super::engine::ContextPolicy;
 use crate::config::{Config, TierChoice, FILE_NAME};
-use crate::score::{Scorer, ScorerSet};
+use crate::score::{registry, Scorer, ScorerSet};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The scorer used when none is configured.
-pub const DEFAULT_SCORER: &str = "tier0";
+/// The scorer used when none is configured (the first stage; the model stage uses
+/// [`registry::DEFAULT_MODEL_SCORER`] when the models are loaded).
+pub const DEFAULT_SCORER: &str = registry::DEFAULT_SCORER;
+
+/// Where the tier-1 models stand in this server.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ModelsState {
+    /// Not tried yet, or loading.
+    #[default]
+    Pending,
+    /// Loaded: the registry holds the tier-1 scorers.
+    Loaded,
+    /// Could not load (the reason).
+    Failed(String),
+}
 
 /// Settings resolved for one project file (or for none).
 #[derive(Clone)]
 pub struct Resolved {
     /// The merged settings.
     pub config: Config,
-    /// The reporting scorer.
+    /// The reporting scorer of the first (fast) stage.
     pub scorer: Arc<dyn Scorer>,
+    /// The scorer of the model stage, whose results replace the first stage's when ready: the
+    /// tier-1 default when the models are loaded, `tier` is not `0` and no scorer is configured.
+    pub model_scorer: Option<Arc<dyn Scorer>>,
+    /// The scorer that judges reorder proposals.
+    pub order_scorer: Arc<dyn Scorer>,
     /// Cache policy for the scorer.
     pub policy: ContextPolicy,
     /// The `segue.toml` in force, if any.
@@ -67,6 +85,7 @@ pub struct SettingsStore {
     editor: Value,
     roots: Vec<PathBuf>,
     scorers: ScorerSet,
+    models: ModelsState,
     resolved: HashMap<Option<PathBuf>, Arc<Resolved>>,
 }
 
@@ -77,8 +96,23 @@ impl SettingsStore {
             editor: Value::Null,
             roots: Vec::new(),
             scorers,
+            models: ModelsState::Pending,
             resolved: HashMap::new(),
         }
+    }
+
+    /// Records the outcome of loading the models; with `Some(set)`, the registry becomes `set`.
+    pub fn set_models(&mut self, state: ModelsState, set: Option<ScorerSet>) {
+        if let Some(set) = set {
+            self.scorers = set;
+        }
+        self.models = state;
+        self.resolved.clear();
+    }
+
+    /// Where the tier-1 models stand.
+    pub fn models(&self) -> &ModelsState {
+        &self.models
     }
 
     /// The scorer registry.
@@ -162,10 +196,12 @@ impl SettingsStore {
         }
         let (mut config, _) = Config::resolve(&Value::Object(merged));
         if config.tier == TierChoice::Model {
-            warnings.push(
-                "tier 1 needs the models, which are not installed in this build; using the built-in tier 0".to_string(),
-            );
-            config.tier = TierChoice::Builtin;
+            if let ModelsState::Failed(why) = &self.models {
+                warnings.push(format!(
+                    "tier 1 needs the models, which did not load ({why}); using the built-in tier 0"
+                ));
+                config.tier = TierChoice::Builtin;
+            }
         }
         let name = config
             .scorer
@@ -196,10 +232,18 @@ impl SettingsStore {
             .or_else(|| self.roots.first().cloned());
         let ignore = config.ignore_matcher();
         let policy = ContextPolicy::for_scorer(scorer.name());
+        let model_scorer = if config.scorer.is_none() && config.tier != TierChoice::Builtin {
+            self.scorers.get(registry::DEFAULT_MODEL_SCORER)
+        } else {
+            None
+        };
+        let order_scorer = scorer.clone();
         (
             Resolved {
                 config,
                 scorer,
+                model_scorer,
+                order_scorer,
                 policy,
                 file,
                 base,
@@ -300,9 +344,16 @@ mod tests {
     fn bad_scorer_and_tier_fall_back() {
         let mut store = SettingsStore::new(ScorerSet::builtin());
         store.set_editor(json!({"scorer": "nope", "tier": "1"}));
+        // While the models load, tier 1 is not a complaint; a bad scorer name is.
+        let (r, w) = store.for_path(None);
+        assert_eq!(r.scorer.name(), DEFAULT_SCORER);
+        assert_eq!(w.len(), 1, "{w:?}");
+        store.set_models(ModelsState::Failed("not installed".into()), None);
         let (r, w) = store.for_path(None);
         assert_eq!(r.scorer.name(), DEFAULT_SCORER);
         assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w.iter().any(|w| w.contains("not installed")), "{w:?}");
+        assert!(r.model_scorer.is_none());
         store.set_editor(json!({"scorer": "lexical"}));
         let (r, _) = store.for_path(None);
         assert_eq!(r.scorer.name(), "lexical");

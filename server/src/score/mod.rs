@@ -17,6 +17,7 @@ pub mod findings;
 pub mod lexical;
 pub mod logistic;
 pub mod precedence;
+pub mod registry;
 pub mod tier0;
 pub mod tokens;
 pub mod train;

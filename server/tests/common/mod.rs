@@ -61,7 +61,9 @@ impl Client {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .env("RUST_LOG", "segue=debug");
+            .env("RUST_LOG", "segue=debug")
+            // Tier 0 unless a test asks for the models (server/tests/lsp_models.rs does).
+            .env("SEGUE_MODELS_DIR", "/nonexistent/segue-models");
         for (k, v) in env {
             cmd.env(k, v);
         }

@@ -12,5 +12,8 @@ require('segue').setup({
   cmd = { vim.env.SEGUE_BIN or (root .. '/target/debug/segue'), 'serve' },
   -- `severity = 'error'` is observable in the diagnostics: it proves the client answered the
   -- server's workspace/configuration request with these settings.
-  settings = { severity = 'error', debounce = 50 },
+  -- `tier = '0'`: the scenario's expectations (findings before and after the reorder) are those of
+  -- the built-in tier, whether or not models/install has run; the model stage is tested by
+  -- server/tests/lsp_models.rs.
+  settings = { severity = 'error', debounce = 50, tier = '0' },
 })

@@ -1,0 +1,90 @@
+//! Which scorers exist for a tier, and which one reports by default.
+//!
+//! Tier 0 ([`ScorerSet::builtin`]) is always there. [`add_models`] adds the tier-1 scorers when the
+//! sentence encoder loads: `embedding`, then `ordering` and `bbscore` / `bbscore-clf` when their
+//! committed heads load too (each missing head only leaves its own scorers out). Both front ends
+//! (`segue check` and friends, and the language server) build their registry here.
+
+use super::bbscore::{BbModel, BbScore};
+use super::embedding::Embedding;
+use super::precedence::OrderingScorer;
+use super::ScorerSet;
+use crate::model::{shared_encoder, ModelError, ModelOptions};
+use crate::order::model::OrderingModel;
+use std::sync::Arc;
+
+/// The reporting scorer when no model is loaded (and the scorer that judges reorders).
+pub const DEFAULT_SCORER: &str = "tier0";
+/// The reporting scorer when the tier-1 models are loaded: on dev data its findings catch about
+/// twice as many inserted off-topic units as `tier0`'s at the same false-alarm rate
+/// (docs/evaluation.md).
+pub const DEFAULT_MODEL_SCORER: &str = "embedding";
+/// Names of the tier-1 scorers, for messages when they are asked for but not loaded.
+pub const MODEL_SCORERS: &[&str] = &["embedding", "ordering", "bbscore", "bbscore-clf"];
+
+/// Adds the tier-1 scorers to `set`. `log` receives one line per model loaded (where it runs) and
+/// one warning per optional head that is missing. Fails only when the encoder cannot load.
+pub fn add_models(
+    set: &mut ScorerSet,
+    options: &ModelOptions,
+    log: &dyn Fn(String),
+) -> Result<(), ModelError> {
+    let encoder = shared_encoder(options)?;
+    log(format!("tier 1: {}", encoder.info().summary()));
+    set.register(Arc::new(Embedding::new(encoder.clone())));
+    match OrderingModel::load(options) {
+        Ok(model) => {
+            log(format!("tier 1: {}", model.summary()));
+            set.register(Arc::new(OrderingScorer::new(
+                encoder.clone(),
+                Arc::new(model),
+            )));
+        }
+        Err(e) => log(format!("warning: {e}; the ordering scorer is left out")),
+    }
+    match BbModel::load(options) {
+        Ok(model) => {
+            let model = Arc::new(model);
+            log(format!("tier 1: {}", model.summary()));
+            if let Some(clf) = BbScore::classifier(encoder.clone(), model.clone()) {
+                set.register(Arc::new(clf));
+            }
+            set.register(Arc::new(BbScore::new(encoder, model)));
+        }
+        Err(e) => log(format!("warning: {e}; the bbscore scorers are left out")),
+    }
+    Ok(())
+}
+
+/// The default reporting scorer of `set`: [`DEFAULT_MODEL_SCORER`] when it is loaded, else
+/// [`DEFAULT_SCORER`].
+pub fn default_scorer(set: &ScorerSet) -> &'static str {
+    if set.get(DEFAULT_MODEL_SCORER).is_some() {
+        DEFAULT_MODEL_SCORER
+    } else {
+        DEFAULT_SCORER
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_to_tier0_without_models() {
+        assert_eq!(default_scorer(&ScorerSet::builtin()), DEFAULT_SCORER);
+        assert!(ScorerSet::builtin().get(DEFAULT_SCORER).is_some());
+    }
+
+    #[test]
+    fn missing_models_are_an_error_not_a_panic() {
+        let mut set = ScorerSet::builtin();
+        let options = ModelOptions {
+            models_dir: Some("/nonexistent/segue-models".into()),
+            ..ModelOptions::default()
+        };
+        let before = set.names().len();
+        assert!(add_models(&mut set, &options, &|_| {}).is_err());
+        assert_eq!(set.names().len(), before);
+    }
+}
