@@ -166,7 +166,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let set = if builtin_will_do {
         ScorerSet::builtin()
     } else {
-        scorers_with(tier, &ModelOptions::from_env().with_device(config.device))?
+        scorers_with(
+            tier,
+            &ModelOptions::from_env()
+                .with_device(config.device)
+                .with_paths(config.ort_dylib.clone(), config.models_dir.clone()),
+        )?
     };
     let scorer = reporting_scorer(&set, wanted)?;
     let calibration = Calibration::shipped();

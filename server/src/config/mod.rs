@@ -73,6 +73,11 @@ pub struct Config {
     pub ignore: Vec<String>,
     /// The scorer whose findings are reported; `None` picks the best available.
     pub scorer: Option<String>,
+    /// Path of the ONNX Runtime library, before `SEGUE_ORT_DYLIB` / `ORT_DYLIB_PATH` / the models
+    /// folder.
+    pub ort_dylib: Option<PathBuf>,
+    /// The models folder, before `SEGUE_MODELS_DIR` and the default locations.
+    pub models_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -86,6 +91,8 @@ impl Default for Config {
             debounce_ms: 250,
             ignore: Vec::new(),
             scorer: None,
+            ort_dylib: None,
+            models_dir: None,
         }
     }
 }
@@ -100,6 +107,8 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ("debounce", "Milliseconds to wait after an edit before model work starts.", "250"),
     ("ignore", "Glob patterns of files never checked.", "[]"),
     ("scorer", "Name of the scorer whose findings are reported (default: the best available).", "none"),
+    ("ort_dylib", "Path of the ONNX Runtime library for tier 1 (default: SEGUE_ORT_DYLIB, ORT_DYLIB_PATH, then the models folder).", "none"),
+    ("models_dir", "The tier 1 models folder (default: SEGUE_MODELS_DIR, then the installed models/).", "none"),
 ];
 
 /// The settings as a JSON Schema object: one property per key of [`KEYS`], with its type,
@@ -126,7 +135,7 @@ pub fn schema() -> serde_json::Value {
             "device" => json!({"type": "string", "enum": ["auto", "cpu", "cuda"]}),
             "debounce" => json!({"type": "integer", "minimum": 0, "maximum": 60000}),
             "ignore" => json!({"type": "array", "items": {"type": "string"}}),
-            "scorer" => json!({"type": ["string", "null"]}),
+            "scorer" | "ort_dylib" | "models_dir" => json!({"type": ["string", "null"]}),
             _ => json!({}),
         };
         if let Some(obj) = prop.as_object_mut() {
@@ -224,6 +233,19 @@ impl Config {
                     None if value.is_null() => cfg.scorer = None,
                     None => warnings.push(bad("a scorer name")),
                 },
+                "ort_dylib" | "models_dir" => {
+                    let path = match value.as_str() {
+                        Some(s) if !s.trim().is_empty() => Some(Some(PathBuf::from(s))),
+                        Some(_) => Some(None),
+                        None if value.is_null() => Some(None),
+                        None => None,
+                    };
+                    match (key.as_str(), path) {
+                        ("ort_dylib", Some(p)) => cfg.ort_dylib = p,
+                        (_, Some(p)) => cfg.models_dir = p,
+                        (_, None) => warnings.push(bad("a path")),
+                    }
+                }
                 _ => warnings.push(format!("segue: unknown setting `{key}`; it is ignored")),
             }
         }
@@ -352,10 +374,11 @@ mod tests {
     fn every_key_is_documented() {
         let (_, warnings) = Config::resolve(&json!({
             "formats": [], "sensitivity": "low", "severity": "hint", "tier": "auto", "device": "cpu",
-            "debounce": 0, "ignore": [], "scorer": "tier0"
+            "debounce": 0, "ignore": [], "scorer": "tier0", "ort_dylib": "/opt/ort/libonnxruntime.so",
+            "models_dir": null
         }));
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(KEYS.len(), 8);
+        assert_eq!(KEYS.len(), 10);
     }
 
     #[test]

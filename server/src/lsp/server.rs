@@ -283,13 +283,15 @@ impl Session {
     /// Loads the tier-1 models in the background; when they load, open documents are analysed
     /// again and the model stage's diagnostics replace tier 0's. A failure is logged, and shown
     /// to the user only when the settings ask for tier 1 explicitly.
-    fn load_models(self: &Arc<Self>, device: crate::config::Device) {
+    fn load_models(self: &Arc<Self>, config: &crate::config::Config) {
         let session = self.clone();
+        let options = ModelOptions::from_env()
+            .with_device(config.device)
+            .with_paths(config.ort_dylib.clone(), config.models_dir.clone());
         tokio::spawn(async move {
             let loaded = tokio::task::spawn_blocking(move || {
                 let lines = Mutex::new(Vec::new());
                 let mut set = ScorerSet::builtin();
-                let options = ModelOptions::from_env().with_device(device);
                 let result = registry::add_models(&mut set, &options, &|line| {
                     lock(&lines).push(line);
                 });
@@ -761,7 +763,7 @@ impl LanguageServer for Backend {
             resolved.config.debounce_ms
         );
         if resolved.config.tier != TierChoice::Builtin {
-            session.load_models(resolved.config.device);
+            session.load_models(&resolved.config);
         }
     }
 

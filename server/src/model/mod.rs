@@ -161,7 +161,18 @@ impl ModelOptions {
         o
     }
 
-    /// The same options with `device` (e.g. from `segue.toml`), unless `SEGUE_DEVICE` is set.
+    /// Applies the `ort_dylib` and `models_dir` settings (they come before the environment).
+    pub fn with_paths(mut self, ort_dylib: Option<PathBuf>, models_dir: Option<PathBuf>) -> Self {
+        if ort_dylib.is_some() {
+            self.ort_dylib = ort_dylib;
+        }
+        if models_dir.is_some() {
+            self.models_dir = models_dir;
+        }
+        self
+    }
+
+    /// Applies the `device` setting unless `SEGUE_DEVICE` overrides it.
     pub fn with_device(mut self, device: Device) -> Self {
         if std::env::var_os("SEGUE_DEVICE").is_none() {
             self.device = device;
