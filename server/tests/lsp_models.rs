@@ -81,5 +81,16 @@ fn model_stage_replaces_tier0_diagnostics() {
         "{}",
         c.stderr_tail()
     );
+
+    // The hover says which scorer produced the scores and where the model runs.
+    let hover = c
+        .request_raw(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri.as_str()}, "position": {"line": 13, "character": 30}}),
+        )
+        .expect("hover");
+    let shown = hover.to_string();
+    assert!(shown.contains("embedding"), "{shown}");
+    assert!(shown.contains("Runs on all-MiniLM-L6-v2 on"), "{shown}");
     assert!(c.shutdown_and_exit().success());
 }

@@ -113,6 +113,9 @@ pub fn hover(analyzed: &Analyzed, pos: Position, markdown: bool) -> Option<Hover
             );
         }
     }
+    if let Some(runs_on) = analyzed.scorer.runs_on() {
+        let _ = writeln!(out, "\nRuns on {runs_on}.");
+    }
     let mut reasons = String::new();
     for (level, label, t) in &rows {
         let Some(t) = t else { continue };

@@ -171,6 +171,16 @@ impl Scorer for Embedding {
         "embedding"
     }
 
+    fn runs_on(&self) -> Option<String> {
+        let info = self.encoder.info();
+        Some(format!(
+            "{} on {} ({})",
+            info.spec.name,
+            info.provider,
+            info.provider.ort_name()
+        ))
+    }
+
     fn description(&self) -> &'static str {
         "cosine of adjacent sentence embeddings (all-MiniLM-L6-v2); paragraphs by mean sentence embedding"
     }

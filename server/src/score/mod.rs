@@ -117,6 +117,11 @@ pub trait Scorer: Send + Sync {
     fn tier(&self) -> u8;
     /// Precomputes whatever the scorer needs about `units` at `level`.
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a>;
+    /// Where a model scorer runs (model and execution provider), for hovers and logs; `None` for
+    /// built-in scorers.
+    fn runs_on(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The score of `order` (indices into the prepared units): the table's own
