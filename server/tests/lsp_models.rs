@@ -94,3 +94,19 @@ fn model_stage_replaces_tier0_diagnostics() {
     assert!(shown.contains("Runs on all-MiniLM-L6-v2 on"), "{shown}");
     assert!(c.shutdown_and_exit().success());
 }
+
+#[test]
+fn exit_while_the_models_load_is_clean() {
+    if !models_installed() {
+        return;
+    }
+    // Shut down right after `initialized`, while the models are still loading: the process must
+    // wait for the load and exit with 0, never crash in ONNX Runtime's teardown.
+    for delay_ms in [0, 50, 100, 150, 200, 250, 300, 400] {
+        let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
+        c.initialize(push_caps(), None, Some(json!({"debounce": 0})));
+        c.drain_for(Duration::from_millis(delay_ms));
+        let status = c.shutdown_and_exit();
+        assert!(status.success(), "{status:?}");
+    }
+}

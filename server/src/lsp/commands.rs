@@ -136,7 +136,9 @@ pub(crate) async fn check_workspace(
         let path_owned = path.clone();
         let calibration = session.calibration.clone();
         let job_uri = uri.clone();
+        let guard = super::server::RunningGuard::of(session);
         let outcome = tokio::task::spawn_blocking(move || {
+            let _running = guard;
             let bytes = std::fs::read(&path_owned).map_err(|e| format!("cannot read: {e}"))?;
             let text = read_text(bytes)?;
             let job = Job {

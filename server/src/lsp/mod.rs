@@ -75,6 +75,12 @@ async fn serve_stdio() -> u8 {
         .serve(service)
         .await;
     guard.abort();
+    // Let a model load or an analysis in flight finish before the process exits (bounded; the
+    // shutdown has already cancelled the analyses, which stop at their next check).
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while session.busy() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     if session.shutdown_requested() {
         0
     } else {

@@ -196,6 +196,32 @@ pub(crate) struct Session {
     pub token_counter: AtomicU64,
     shown: Mutex<HashSet<String>>,
     pending_warnings: Mutex<Vec<String>>,
+    /// Whether the tier-1 models are being loaded (the process must not exit meanwhile: ONNX
+    /// Runtime's static destructors crash if they run while a session is being created).
+    models_loading: AtomicBool,
+    /// Analyses running on blocking threads (counted for the same reason).
+    running: Arc<AtomicU64>,
+}
+
+/// Counts one running analysis for as long as it lives.
+pub(crate) struct RunningGuard(Arc<AtomicU64>);
+
+impl RunningGuard {
+    /// Counts one more running analysis of `session` until the guard is dropped.
+    pub(crate) fn of(session: &Session) -> Self {
+        Self::new(&session.running)
+    }
+
+    fn new(counter: &Arc<AtomicU64>) -> Self {
+        counter.fetch_add(1, Ordering::SeqCst);
+        RunningGuard(counter.clone())
+    }
+}
+
+impl Drop for RunningGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Session {
@@ -211,11 +237,20 @@ impl Session {
             token_counter: AtomicU64::new(0),
             shown: Mutex::new(HashSet::new()),
             pending_warnings: Mutex::new(Vec::new()),
+            models_loading: AtomicBool::new(false),
+            running: Arc::new(AtomicU64::new(0)),
         }
     }
 
     pub fn caps(&self) -> Caps {
         self.caps.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// Whether the tier-1 models are being loaded or an analysis is running: the process waits
+    /// for these before it exits, since ONNX Runtime's static destructors crash if they run
+    /// while a session is being created or run.
+    pub fn busy(&self) -> bool {
+        self.models_loading.load(Ordering::SeqCst) || self.running.load(Ordering::SeqCst) > 0
     }
 
     /// Whether `shutdown` was received.
@@ -288,6 +323,7 @@ impl Session {
         let options = ModelOptions::from_env()
             .with_device(config.device)
             .with_paths(config.ort_dylib.clone(), config.models_dir.clone());
+        self.models_loading.store(true, Ordering::SeqCst);
         tokio::spawn(async move {
             let loaded = tokio::task::spawn_blocking(move || {
                 let lines = Mutex::new(Vec::new());
@@ -315,6 +351,7 @@ impl Session {
                 }
                 Err(e) => error!("loading the models failed: {e}"),
             }
+            session.models_loading.store(false, Ordering::SeqCst);
         });
     }
 
@@ -363,7 +400,9 @@ impl Session {
         let format = p.format;
         let resolved_job = resolved.clone();
         let job_scorer = scorer.clone();
+        let guard = RunningGuard::new(&self.running);
         let result = tokio::task::spawn_blocking(move || {
+            let _running = guard;
             let cancelled = || counter.load(Ordering::SeqCst) != generation;
             if cancelled() {
                 return Err(Cancelled);
