@@ -27,7 +27,9 @@
 
 use crate::order::reorder::propose;
 pub use crate::order::reorder::{Container, Proposal};
-use crate::score::analysis::{skip_pairs, Analysis, Transition, UnitRef};
+use crate::score::analysis::{
+    adjacent, paragraph_units, sentence_units, skip_pairs, Analysis, Transition, UnitRef,
+};
 use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
 use crate::score::{Level, Reason, Scorer, Unit};
 use crate::text::{parse, Document, Format, LineIndex};
@@ -459,60 +461,6 @@ fn unit_hash(unit: &[&str]) -> u64 {
         s.hash(&mut h);
     }
     h.finish()
-}
-
-/// Every sentence of the document in order, as `analyze` enumerates them.
-pub fn sentence_units(doc: &Document) -> (Vec<(UnitRef, bool)>, Vec<Unit<'_>>) {
-    let mut refs = Vec::new();
-    let mut units = Vec::new();
-    for (si, section) in doc.sections.iter().enumerate() {
-        for (pi, para) in section.paragraphs.iter().enumerate() {
-            for (ti, sentence) in para.sentences.iter().enumerate() {
-                refs.push((
-                    UnitRef {
-                        section: si,
-                        paragraph: pi,
-                        sentence: Some(ti),
-                        span: sentence.span,
-                    },
-                    para.disabled,
-                ));
-                units.push(vec![sentence.text.as_str()]);
-            }
-        }
-    }
-    (refs, units)
-}
-
-/// Every paragraph of the document in order, as `analyze` enumerates them.
-pub fn paragraph_units(doc: &Document) -> (Vec<(UnitRef, bool)>, Vec<Unit<'_>>) {
-    let mut refs = Vec::new();
-    let mut units = Vec::new();
-    for (si, section) in doc.sections.iter().enumerate() {
-        for (pi, para) in section.paragraphs.iter().enumerate() {
-            refs.push((
-                UnitRef {
-                    section: si,
-                    paragraph: pi,
-                    sentence: None,
-                    span: para.span,
-                },
-                para.disabled,
-            ));
-            units.push(para.sentences.iter().map(|s| s.text.as_str()).collect());
-        }
-    }
-    (refs, units)
-}
-
-fn adjacent(
-    refs: &[(UnitRef, bool)],
-    same: impl Fn(&UnitRef, &UnitRef) -> bool,
-) -> Vec<(usize, usize)> {
-    (1..refs.len())
-        .filter(|&i| same(&refs[i - 1].0, &refs[i].0))
-        .map(|i| (i - 1, i))
-        .collect()
 }
 
 fn transitions(

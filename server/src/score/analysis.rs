@@ -119,6 +119,63 @@ pub fn skip_pairs(pairs: &[(usize, usize)]) -> Vec<(usize, (usize, usize))> {
         .collect()
 }
 
+/// Every sentence of the document in order, with whether a disable comment covers it, and its
+/// text as a unit.
+pub fn sentence_units(doc: &Document) -> (Vec<(UnitRef, bool)>, Vec<Unit<'_>>) {
+    let mut refs = Vec::new();
+    let mut units = Vec::new();
+    for (si, section) in doc.sections.iter().enumerate() {
+        for (pi, para) in section.paragraphs.iter().enumerate() {
+            for (ti, sentence) in para.sentences.iter().enumerate() {
+                refs.push((
+                    UnitRef {
+                        section: si,
+                        paragraph: pi,
+                        sentence: Some(ti),
+                        span: sentence.span,
+                    },
+                    para.disabled,
+                ));
+                units.push(vec![sentence.text.as_str()]);
+            }
+        }
+    }
+    (refs, units)
+}
+
+/// Every paragraph of the document in order, with whether a disable comment covers it, and its
+/// sentences as a unit.
+pub fn paragraph_units(doc: &Document) -> (Vec<(UnitRef, bool)>, Vec<Unit<'_>>) {
+    let mut refs = Vec::new();
+    let mut units = Vec::new();
+    for (si, section) in doc.sections.iter().enumerate() {
+        for (pi, para) in section.paragraphs.iter().enumerate() {
+            refs.push((
+                UnitRef {
+                    section: si,
+                    paragraph: pi,
+                    sentence: None,
+                    span: para.span,
+                },
+                para.disabled,
+            ));
+            units.push(para.sentences.iter().map(|s| s.text.as_str()).collect());
+        }
+    }
+    (refs, units)
+}
+
+/// The adjacent pairs `(i - 1, i)` of `refs` whose units `same` puts in one container.
+pub fn adjacent(
+    refs: &[(UnitRef, bool)],
+    same: impl Fn(&UnitRef, &UnitRef) -> bool,
+) -> Vec<(usize, usize)> {
+    (1..refs.len())
+        .filter(|&i| same(&refs[i - 1].0, &refs[i].0))
+        .map(|i| (i - 1, i))
+        .collect()
+}
+
 /// Scores every transition of `doc` with `scorer`.
 pub fn analyze(doc: &Document, scorer: &dyn Scorer) -> Analysis {
     let mut whole = Vec::new();
@@ -161,33 +218,12 @@ fn sentence_transitions(
     whole: &mut Whole,
     figures: &mut Figures,
 ) -> Vec<Transition> {
-    let mut refs = Vec::new();
-    let mut units: Vec<Unit<'_>> = Vec::new();
-    for (si, section) in doc.sections.iter().enumerate() {
-        for (pi, para) in section.paragraphs.iter().enumerate() {
-            for (ti, sentence) in para.sentences.iter().enumerate() {
-                refs.push((
-                    UnitRef {
-                        section: si,
-                        paragraph: pi,
-                        sentence: Some(ti),
-                        span: sentence.span,
-                    },
-                    para.disabled,
-                ));
-                units.push(vec![sentence.text.as_str()]);
-            }
-        }
-    }
+    let (refs, units) = sentence_units(doc);
     let table = scorer.prepare(&units, Level::Sentence);
     document_level(table.as_ref(), Level::Sentence, whole, figures);
-    let pairs: Vec<(usize, usize)> = (1..refs.len())
-        .filter(|&i| {
-            let (a, b) = (refs[i - 1].0, refs[i].0);
-            a.section == b.section && a.paragraph == b.paragraph
-        })
-        .map(|i| (i - 1, i))
-        .collect();
+    let pairs = adjacent(&refs, |a, b| {
+        a.section == b.section && a.paragraph == b.paragraph
+    });
     scored(Level::Sentence, &refs, &pairs, table.as_ref())
 }
 
@@ -222,28 +258,10 @@ fn paragraph_transitions(
     whole: &mut Whole,
     figures: &mut Figures,
 ) -> Vec<Transition> {
-    let mut refs = Vec::new();
-    let mut units: Vec<Unit<'_>> = Vec::new();
-    for (si, section) in doc.sections.iter().enumerate() {
-        for (pi, para) in section.paragraphs.iter().enumerate() {
-            refs.push((
-                UnitRef {
-                    section: si,
-                    paragraph: pi,
-                    sentence: None,
-                    span: para.span,
-                },
-                para.disabled,
-            ));
-            units.push(para.sentences.iter().map(|s| s.text.as_str()).collect());
-        }
-    }
+    let (refs, units) = paragraph_units(doc);
     let table = scorer.prepare(&units, Level::Paragraph);
     document_level(table.as_ref(), Level::Paragraph, whole, figures);
-    let pairs: Vec<(usize, usize)> = (1..refs.len())
-        .filter(|&i| refs[i - 1].0.section == refs[i].0.section)
-        .map(|i| (i - 1, i))
-        .collect();
+    let pairs = adjacent(&refs, |a, b| a.section == b.section);
     scored(Level::Paragraph, &refs, &pairs, table.as_ref())
 }
 
