@@ -6,6 +6,9 @@
 //! snapshots of `tests/corpus/` are different: they record what the current scorer says and must
 //! be reviewed and re-accepted when the weights or the calibration change.
 
+mod common;
+
+use common::models_installed;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -865,16 +868,6 @@ fn train_tier0_writes_json_weights() {
     ]);
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("tier0"), "{}", bad.stderr);
-}
-
-/// Whether models/install has run (tests of tier 1 skip with a printed reason otherwise).
-fn models_installed() -> bool {
-    let ok = root().join("models/onnx/minilm/model.onnx").is_file()
-        && root().join("models/lib").is_dir();
-    if !ok {
-        eprintln!("skipping: the tier 1 models are not installed (run models/install)");
-    }
-    ok
 }
 
 #[test]

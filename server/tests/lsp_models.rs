@@ -15,14 +15,6 @@ fn repo(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-fn models_installed() -> bool {
-    let ok = repo("models/onnx/minilm/model.onnx").is_file() && repo("models/lib").is_dir();
-    if !ok {
-        eprintln!("skipping: the tier 1 models are not installed (run models/install)");
-    }
-    ok
-}
-
 #[test]
 fn model_stage_replaces_tier0_diagnostics() {
     if !models_installed() {

@@ -110,12 +110,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
     println!("\n{:<22}{}", "document", docs.join(""));
     for a in &analyses {
         for (level, name, value) in &a.figures {
-            println!(
-                "{:<22}{value:.4} ({} {})",
-                format!("{name}"),
-                a.scorer,
-                level.name()
-            );
+            println!("{name:<22}{value:.4} ({} {})", a.scorer, level.name());
         }
     }
     Ok(0)

@@ -604,3 +604,14 @@ The cache grows its memory when hits on vectors rise. A larger cache keeps more 
 Penguins waddle across Antarctic ice floes. Krill swarm beneath the frozen sea.\n\n\
 Cache hits on vectors save memory reads. The cache counter shows how often vectors are reused.\n\n\
 A cache that holds hot vectors in memory keeps hits high. Cold vectors leave the cache first.\n";
+
+/// Whether `models/install` has run (the encoder and the runtime library are in the repository's
+/// `models/`); prints why a test skips when not.
+pub fn models_installed() -> bool {
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+    let ok = models.join("onnx/minilm/model.onnx").is_file() && models.join("lib").is_dir();
+    if !ok {
+        eprintln!("skipping: the tier 1 models are not installed (run models/install)");
+    }
+    ok
+}
