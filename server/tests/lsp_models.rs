@@ -88,6 +88,93 @@ fn model_stage_replaces_tier0_diagnostics() {
 }
 
 #[test]
+fn bbscore_hover_shows_the_document_figures() {
+    if !models_installed() {
+        return;
+    }
+    // Ask for `bbscore` explicitly: it becomes available once the models load in the background.
+    let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
+    c.initialize(
+        push_caps(),
+        None,
+        Some(json!({"debounce": 0, "scorer": "bbscore"})),
+    );
+    let path = repo("docs/sample.md");
+    let text = std::fs::read_to_string(&path).expect("sample");
+    let uri = file_uri(&path);
+    c.open(&uri, "markdown", 1, &text);
+    let deadline = Instant::now() + timeout().max(Duration::from_secs(60));
+    loop {
+        let s = c
+            .request_raw(
+                "workspace/executeCommand",
+                json!({"command": "segue.showDocumentScore", "arguments": [{"uri": uri.as_str(), "silent": true}]}),
+            )
+            .expect("score");
+        if s["scorer"] == "bbscore" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{s}\n{}", c.stderr_tail());
+        c.drain_for(Duration::from_millis(200));
+    }
+    let hover = |c: &mut Client| {
+        c.request_raw(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri.as_str()}, "position": {"line": 13, "character": 30}}),
+        )
+        .expect("hover")["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let shown = hover(&mut c);
+    assert!(shown.contains("**Document**"), "{shown}");
+    let b_line = |shown: &str| {
+        shown
+            .lines()
+            .find(|l| l.starts_with("- sentences:"))
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    let before = b_line(&shown);
+    assert!(
+        before.contains(" B ") && before.contains("B-path"),
+        "{shown}"
+    );
+    assert!(shown.contains("and the BBScore head on"), "{shown}");
+
+    // An edit that removes the off-topic sentence changes B; the hover follows it.
+    let edited = text.replacen(
+        " My grandmother grows prize-winning tomatoes in her greenhouse every summer.",
+        "",
+        1,
+    );
+    assert_ne!(edited, text);
+    c.change(
+        &uri,
+        2,
+        vec![lsp::TextDocumentContentChangeEvent {
+            range: None,
+            range_length: None,
+            text: edited,
+        }],
+    );
+    let deadline = Instant::now() + timeout().max(Duration::from_secs(30));
+    loop {
+        c.drain_for(Duration::from_millis(200));
+        let after = b_line(&hover(&mut c));
+        if after != before && after.contains(" B ") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "B did not change: {before} / {after}"
+        );
+    }
+    assert!(c.shutdown_and_exit().success());
+}
+
+#[test]
 fn exit_while_the_models_load_is_clean() {
     if !models_installed() {
         return;

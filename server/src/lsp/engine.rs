@@ -28,7 +28,8 @@
 use crate::order::reorder::propose;
 pub use crate::order::reorder::{Container, Proposal};
 use crate::score::analysis::{
-    adjacent, paragraph_units, sentence_units, skip_pairs, Analysis, Transition, UnitRef,
+    adjacent, document_level, paragraph_units, sentence_units, skip_pairs, Analysis, Figures,
+    Transition, UnitRef, Whole,
 };
 use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
 use crate::score::{Level, Reason, Scorer, Unit};
@@ -162,10 +163,21 @@ struct CachedPair {
     last_run: u64,
 }
 
-/// Per-document analysis state: the transition-score cache.
+/// A level's whole-document scores, cached by the texts of all its units.
+#[derive(Debug, Clone)]
+struct CachedDocument {
+    scorer: &'static str,
+    units: u64,
+    whole: Option<f64>,
+    figures: Vec<(&'static str, f64)>,
+}
+
+/// Per-document analysis state: the transition-score cache, and the last whole-document scores
+/// per level for scorers that have them ([`Scorer::scores_documents`]).
 #[derive(Debug, Default)]
 pub struct Engine {
     scores: HashMap<PairKey, CachedPair>,
+    documents: HashMap<Level, CachedDocument>,
     run: u64,
 }
 
@@ -217,6 +229,22 @@ impl Engine {
         let sentence_scores = self.store(sentence_plan, sentence_new?, &mut stats);
         let paragraph_scores = self.store(paragraph_plan, paragraph_new?, &mut stats);
         check()?;
+        let (whole, figures) = if scorer.scores_documents() {
+            let sentence = self.document(scorer, Level::Sentence, &sentence_units);
+            check()?;
+            let paragraph = self.document(scorer, Level::Paragraph, &paragraph_units);
+            let mut whole = Whole::new();
+            let mut figures = Figures::new();
+            for (level, doc) in [(Level::Sentence, sentence), (Level::Paragraph, paragraph)] {
+                whole.extend(doc.whole.map(|w| (level, w)));
+                figures.extend(doc.figures.into_iter().map(|(k, v)| (level, k, v)));
+            }
+            (whole, figures)
+        } else {
+            self.documents.clear();
+            (Whole::new(), Figures::new())
+        };
+        check()?;
         let analysis = Analysis {
             scorer: scorer.name(),
             tier: scorer.tier(),
@@ -232,10 +260,8 @@ impl Engine {
                 &paragraph_pairs,
                 paragraph_scores,
             ),
-            // Whole-order scores and figures (BBScore's B) need the prepared tables, which the
-            // pair cache skips when every transition is cached; not in the editor yet.
-            whole: Vec::new(),
-            figures: Vec::new(),
+            whole,
+            figures,
         };
         let found = findings(&analysis, &job.calibration, job.sensitivity);
         // Keep what this run or the previous one used; drop the rest.
@@ -258,6 +284,43 @@ impl Engine {
             stats,
             proposals: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The whole-document scores of one level (all `units` in document order), from the cache
+    /// while no unit text at that level changed, else from a freshly prepared table (the encoder's
+    /// own cache makes that cheap: only changed units are embedded).
+    fn document(
+        &mut self,
+        scorer: &dyn Scorer,
+        level: Level,
+        units: &[Unit<'_>],
+    ) -> CachedDocument {
+        let mut h = DefaultHasher::new();
+        for u in units {
+            unit_hash(u).hash(&mut h);
+        }
+        let key = h.finish();
+        if let Some(c) = self.documents.get(&level) {
+            if c.scorer == scorer.name() && c.units == key {
+                return c.clone();
+            }
+        }
+        let mut whole = Whole::new();
+        let mut figures = Figures::new();
+        document_level(
+            scorer.prepare(units, level).as_ref(),
+            level,
+            &mut whole,
+            &mut figures,
+        );
+        let doc = CachedDocument {
+            scorer: scorer.name(),
+            units: key,
+            whole: whole.first().map(|&(_, w)| w),
+            figures: figures.into_iter().map(|(_, k, v)| (k, v)).collect(),
+        };
+        self.documents.insert(level, doc.clone());
+        doc
     }
 
     /// Looks the transitions `pairs` (index pairs into `units`) up in the cache.
@@ -532,8 +595,6 @@ pub fn empty(job: &Job) -> Analyzed {
             tier: job.scorer.tier(),
             sentences: Vec::new(),
             paragraphs: Vec::new(),
-            // Whole-order scores and figures (BBScore's B) need the prepared tables, which the
-            // pair cache skips when every transition is cached; not in the editor yet.
             whole: Vec::new(),
             figures: Vec::new(),
         },

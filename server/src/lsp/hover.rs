@@ -113,6 +113,15 @@ pub fn hover(analyzed: &Analyzed, pos: Position, markdown: bool) -> Option<Hover
             );
         }
     }
+    let document = document_figures(analyzed);
+    if !document.is_empty() {
+        out.push_str(if markdown {
+            "\n**Document**\n\n"
+        } else {
+            "\nDocument:\n"
+        });
+        out.push_str(&document);
+    }
     if let Some(runs_on) = analyzed.scorer.runs_on() {
         let _ = writeln!(out, "\nRuns on {runs_on}.");
     }
@@ -158,4 +167,43 @@ pub fn hover(analyzed: &Analyzed, pos: Position, markdown: bool) -> Option<Hover
         }),
         range: Some(convert::range(&analyzed.line_index, &analyzed.text, span)),
     })
+}
+
+/// The scorer's whole-document scores and figures (BBScore's `B`), one line per level, e.g.
+/// "- sentences: score 0.91 · B 12.40 · B-path 10.21 (lower B is more coherent)".
+fn document_figures(analyzed: &Analyzed) -> String {
+    let analysis = &analyzed.analysis;
+    let mut out = String::new();
+    for (level, name) in [
+        (Level::Sentence, "sentences"),
+        (Level::Paragraph, "paragraphs"),
+    ] {
+        let mut cells: Vec<String> = analysis
+            .whole
+            .iter()
+            .filter(|(l, _)| *l == level)
+            .map(|(_, s)| format!("score {s:.2}"))
+            .collect();
+        cells.extend(
+            analysis
+                .figures
+                .iter()
+                .filter(|(l, _, _)| *l == level)
+                .map(|(_, k, v)| format!("{k} {v:.2}")),
+        );
+        if cells.is_empty() {
+            continue;
+        }
+        let note = if analysis
+            .figures
+            .iter()
+            .any(|(l, k, _)| *l == level && k.starts_with('B'))
+        {
+            " (lower B is more coherent)"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "- {name}: {}{note}", cells.join(" · "));
+    }
+    out
 }

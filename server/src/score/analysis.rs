@@ -192,11 +192,13 @@ pub fn analyze(doc: &Document, scorer: &dyn Scorer) -> Analysis {
     }
 }
 
-type Whole = Vec<(Level, f64)>;
-type Figures = Vec<(Level, &'static str, f64)>;
+/// Whole-order scores per level ([`Analysis::whole`]).
+pub type Whole = Vec<(Level, f64)>;
+/// Document-level figures per level ([`Analysis::figures`]).
+pub type Figures = Vec<(Level, &'static str, f64)>;
 
 /// Records the scorer's whole-order score and figures of the units in document order.
-fn document_level(
+pub fn document_level(
     table: &dyn super::Pairwise,
     level: Level,
     whole: &mut Whole,

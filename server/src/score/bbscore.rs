@@ -678,6 +678,20 @@ impl Scorer for BbScore {
         1
     }
 
+    fn scores_documents(&self) -> bool {
+        true
+    }
+
+    fn runs_on(&self) -> Option<String> {
+        let info = self.encoder.info();
+        Some(format!(
+            "{} and the BBScore head on {} ({})",
+            info.spec.name,
+            info.provider,
+            info.provider.ort_name()
+        ))
+    }
+
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
         match self.table(units, level) {
             Ok(table) => Box::new(table),

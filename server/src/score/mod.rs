@@ -122,6 +122,12 @@ pub trait Scorer: Send + Sync {
     fn runs_on(&self) -> Option<String> {
         None
     }
+    /// Whether the scorer has whole-document scores or figures ([`Pairwise::order_score`],
+    /// [`Pairwise::figures`]: BBScore). Front ends that score transitions from a cache prepare
+    /// the whole document once more only for these.
+    fn scores_documents(&self) -> bool {
+        false
+    }
 }
 
 /// The score of `order` (indices into the prepared units): the table's own
