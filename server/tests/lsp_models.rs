@@ -15,6 +15,24 @@ fn repo(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// Polls `segue.showDocumentScore` until the document is scored by `scorer` (the models load in
+/// the background, in about a second) or a minute passes; returns the last answer.
+fn wait_for_scorer(c: &mut Client, uri: &lsp::Uri, scorer: &str) -> serde_json::Value {
+    let deadline = Instant::now() + timeout().max(Duration::from_secs(60));
+    loop {
+        let s = c
+            .request_raw(
+                "workspace/executeCommand",
+                json!({"command": "segue.showDocumentScore", "arguments": [{"uri": uri.as_str(), "silent": true}]}),
+            )
+            .expect("score");
+        if s["scorer"] == scorer || Instant::now() > deadline {
+            return s;
+        }
+        c.drain_for(Duration::from_millis(200));
+    }
+}
+
 #[test]
 fn model_stage_replaces_tier0_diagnostics() {
     if !models_installed() {
@@ -29,19 +47,7 @@ fn model_stage_replaces_tier0_diagnostics() {
     c.open(&uri, "markdown", 1, &text);
 
     // Poll the document's score until the model stage has run (loading takes about a second).
-    let deadline = Instant::now() + timeout().max(Duration::from_secs(60));
-    let score = loop {
-        let s = c
-            .request_raw(
-                "workspace/executeCommand",
-                json!({"command": "segue.showDocumentScore", "arguments": [{"uri": uri.as_str(), "silent": true}]}),
-            )
-            .expect("score");
-        if s["scorer"] == "embedding" || Instant::now() > deadline {
-            break s;
-        }
-        c.drain_for(Duration::from_millis(200));
-    };
+    let score = wait_for_scorer(&mut c, &uri, "embedding");
     assert_eq!(score["scorer"], "embedding", "{score}\n{}", c.stderr_tail());
     assert_eq!(score["tier"], 1);
 
@@ -103,20 +109,8 @@ fn bbscore_hover_shows_the_document_figures() {
     let text = std::fs::read_to_string(&path).expect("sample");
     let uri = file_uri(&path);
     c.open(&uri, "markdown", 1, &text);
-    let deadline = Instant::now() + timeout().max(Duration::from_secs(60));
-    loop {
-        let s = c
-            .request_raw(
-                "workspace/executeCommand",
-                json!({"command": "segue.showDocumentScore", "arguments": [{"uri": uri.as_str(), "silent": true}]}),
-            )
-            .expect("score");
-        if s["scorer"] == "bbscore" {
-            break;
-        }
-        assert!(Instant::now() < deadline, "{s}\n{}", c.stderr_tail());
-        c.drain_for(Duration::from_millis(200));
-    }
+    let score = wait_for_scorer(&mut c, &uri, "bbscore");
+    assert_eq!(score["scorer"], "bbscore", "{score}\n{}", c.stderr_tail());
     let hover = |c: &mut Client| {
         c.request_raw(
             "textDocument/hover",
