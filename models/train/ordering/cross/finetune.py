@@ -1,0 +1,96 @@
+"""Spike: fine-tune all-MiniLM-L6-v2 as a cross-encoder for sentence precedence on 2 CPU cores.
+P(a before b) from "[CLS] a [SEP] b [SEP]"; train split only; dev pairwise accuracy and exact
+(subset DP) ordering on dev abstracts (4-10 sentences): PMR, tau."""
+from pathlib import Path
+import json, math, random, sys, time, itertools
+import numpy as np, torch
+from transformers import BertModel
+from tokenizers import Tokenizer
+torch.set_num_threads(2); torch.manual_seed(0); random.seed(0)
+R = str(Path(__file__).resolve().parents[4]) + "/"; M = R + "target/xenc/minilm"
+BUDGET = float(sys.argv[1]) if len(sys.argv) > 1 else 1200  # training seconds
+tok = Tokenizer.from_file(M + "/tokenizer.json"); tok.enable_truncation(128); tok.no_padding()
+
+def paras(path, lo, hi, key="sentences"):
+    out = []
+    for l in open(path):
+        d = json.loads(l)
+        ps = [d["sentences"]] if "sentences" in d else d["paragraphs"]
+        out += [p for p in ps if lo <= len(p) <= hi]
+    return out
+train = paras("/work/shared/data/train.abstracts.jsonl", 3, 12) + paras(R + "target/ordering/train.paras.jsonl", 3, 10) + paras(R + "target/ordering/train.paras2.jsonl", 3, 10)
+dev = paras("/work/shared/data/dev.abstracts.jsonl", 4, 10)
+print(len(train), "train paragraphs", len(dev), "dev", flush=True)
+
+class Cross(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bert = BertModel.from_pretrained(M, add_pooling_layer=False)
+        self.out = torch.nn.Linear(384, 1)
+    def forward(self, ids, types, mask):
+        h = self.bert(input_ids=ids, token_type_ids=types, attention_mask=mask).last_hidden_state
+        m = mask.unsqueeze(-1).float()
+        return self.out((h * m).sum(1) / m.sum(1)).squeeze(-1)
+
+def batch(pairs):
+    encs = tok.encode_batch([(a, b) for a, b in pairs])
+    w = max(len(e.ids) for e in encs)
+    ids = torch.zeros(len(encs), w, dtype=torch.long); ty = torch.zeros_like(ids); mk = torch.zeros_like(ids)
+    for r, e in enumerate(encs):
+        n = len(e.ids); ids[r, :n] = torch.tensor(e.ids); ty[r, :n] = torch.tensor(e.type_ids); mk[r, :n] = 1
+    return ids, ty, mk
+
+def sample(rng):
+    p = train[rng.randrange(len(train))]; i, j = sorted(rng.sample(range(len(p)), 2))
+    if rng.random() < 0.5 and j != i + 1 and rng.random() < 0.5: j = i + 1  # some extra adjacent pairs
+    return (p[i], p[j], 1.0) if rng.random() < 0.5 else (p[j], p[i], 0.0)
+
+@torch.no_grad()
+def dev_eval(model):
+    model.eval(); accs = []; pmr = []; taus = []
+    for p in dev:
+        n = len(p); pairs = [(p[i], p[j]) for i in range(n) for j in range(n) if i != j]
+        logit = []
+        for s in range(0, len(pairs), 64):
+            logit += model(*batch(pairs[s:s + 64])).tolist()
+        L = np.zeros((n, n)); k = 0
+        for i in range(n):
+            for j in range(n):
+                if i != j: L[i, j] = logit[k]; k += 1
+        P = 1 / (1 + np.exp(-(L - L.T) / 2))  # symmetrised: P[i,j] = P(i before j)
+        accs += [P[i, j] > 0.5 for i in range(n) for j in range(i + 1, n)]
+        lp = np.log(np.clip(P, 1e-6, 1))
+        # exact: best order maximising sum over i before j of log P(i before j) (DP over subsets)
+        best = {0: (0.0, [])}
+        for mask in range(1 << n):
+            if mask not in best: continue
+            sc, order = best[mask]
+            for j in range(n):
+                if mask >> j & 1: continue
+                add = sum(lp[k, j] for k in order)
+                nm = mask | 1 << j
+                if nm not in best or best[nm][0] < sc + add: best[nm] = (sc + add, order + [j])
+        order = best[(1 << n) - 1][1]
+        pmr.append(order == list(range(n)))
+        pos = {u: r for r, u in enumerate(order)}
+        conc = sum(1 if pos[i] < pos[j] else -1 for i in range(n) for j in range(i + 1, n))
+        taus.append(conc / (n * (n - 1) / 2))
+    model.train()
+    return float(np.mean(accs)), 100 * float(np.mean(pmr)), float(np.mean(taus))
+
+model = Cross()
+t0 = time.time(); print("dev before fine-tuning (random head):", dev_eval(model), f"{time.time()-t0:.0f}s", flush=True)
+opt = torch.optim.AdamW(model.parameters(), lr=3e-5, weight_decay=0.01)
+rng = random.Random(0); step = 0; seen = 0; start = time.time(); last = start; losses = []
+while time.time() - start < BUDGET:
+    b = [sample(rng) for _ in range(16)]
+    y = torch.tensor([c for _, _, c in b])
+    logit = model(*batch([(a, c) for a, c, _ in b]))
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(logit, y)
+    opt.zero_grad(); loss.backward(); opt.step()
+    step += 1; seen += len(b); losses.append(loss.item())
+    if time.time() - last > 300:
+        last = time.time()
+        print(f"{seen} pairs, {seen/(last-start):.1f} pairs/s, loss {np.mean(losses[-100:]):.3f}, dev (pair acc, PMR, tau) {dev_eval(model)}", flush=True)
+print(f"final: {seen} pairs in {time.time()-start:.0f}s, dev (pair acc, PMR, tau) {dev_eval(model)}", flush=True)
+torch.save(model.state_dict(), R + "target/xenc/cross.pt")
