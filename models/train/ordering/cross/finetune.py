@@ -2,7 +2,7 @@
 P(a before b) from "[CLS] a [SEP] b [SEP]"; train split only; dev pairwise accuracy and exact
 (subset DP) ordering on dev abstracts (4-10 sentences): PMR, tau."""
 from pathlib import Path
-import json, math, random, sys, time, itertools
+import itertools, json, math, os, random, sys, time
 import numpy as np, torch
 from transformers import BertModel
 from tokenizers import Tokenizer
@@ -79,6 +79,9 @@ def dev_eval(model):
     return float(np.mean(accs)), 100 * float(np.mean(pmr)), float(np.mean(taus))
 
 model = Cross()
+RESUME = os.environ.get("RESUME")  # continue from a saved state (target/xenc/cross.pt)
+if RESUME:
+    model.load_state_dict(torch.load(RESUME))
 t0 = time.time(); print("dev before fine-tuning (random head):", dev_eval(model), f"{time.time()-t0:.0f}s", flush=True)
 opt = torch.optim.AdamW(model.parameters(), lr=3e-5, weight_decay=0.01)
 rng = random.Random(0); step = 0; seen = 0; start = time.time(); last = start; losses = []
@@ -93,4 +96,4 @@ while time.time() - start < BUDGET:
         last = time.time()
         print(f"{seen} pairs, {seen/(last-start):.1f} pairs/s, loss {np.mean(losses[-100:]):.3f}, dev (pair acc, PMR, tau) {dev_eval(model)}", flush=True)
 print(f"final: {seen} pairs in {time.time()-start:.0f}s, dev (pair acc, PMR, tau) {dev_eval(model)}", flush=True)
-torch.save(model.state_dict(), R + "target/xenc/cross.pt")
+torch.save(model.state_dict(), os.environ.get("SAVE", R + "target/xenc/cross.pt"))
