@@ -84,7 +84,7 @@ if RESUME:
     model.load_state_dict(torch.load(RESUME))
 t0 = time.time(); print("dev before fine-tuning (random head):", dev_eval(model), f"{time.time()-t0:.0f}s", flush=True)
 opt = torch.optim.AdamW(model.parameters(), lr=3e-5, weight_decay=0.01)
-rng = random.Random(0); step = 0; seen = 0; start = time.time(); last = start; losses = []
+rng = random.Random(int(os.environ.get("SEED", 0))); step = 0; seen = 0; start = time.time(); last = start; losses = []
 while time.time() - start < BUDGET:
     b = [sample(rng) for _ in range(16)]
     y = torch.tensor([c for _, _, c in b])
