@@ -32,7 +32,7 @@ use crate::score::analysis::{
     Transition, UnitRef, Whole,
 };
 use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
-use crate::score::{Level, Reason, Scorer, Unit};
+use crate::score::{Level, Pairwise, Reason, Scorer, Unit};
 use crate::text::{parse, Document, Format, LineIndex};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
@@ -163,13 +163,33 @@ struct CachedPair {
     last_run: u64,
 }
 
-/// A level's whole-document scores, cached by the texts of all its units.
+/// A level's whole-document scores: the scorer's score of the units in document order and its
+/// figures (BBScore's `B`).
+#[derive(Debug, Clone, Default)]
+struct DocumentScores {
+    whole: Option<f64>,
+    figures: Vec<(&'static str, f64)>,
+}
+
+impl DocumentScores {
+    /// The scores of a table prepared from all of a level's units, in document order.
+    fn of(table: &dyn Pairwise, level: Level) -> Self {
+        let mut whole = Whole::new();
+        let mut figures = Figures::new();
+        document_level(table, level, &mut whole, &mut figures);
+        DocumentScores {
+            whole: whole.first().map(|&(_, w)| w),
+            figures: figures.into_iter().map(|(_, k, v)| (k, v)).collect(),
+        }
+    }
+}
+
+/// A level's [`DocumentScores`], cached by the scorer and the texts of all the level's units.
 #[derive(Debug, Clone)]
 struct CachedDocument {
     scorer: &'static str,
     units: u64,
-    whole: Option<f64>,
-    figures: Vec<(&'static str, f64)>,
+    scores: DocumentScores,
 }
 
 /// Per-document analysis state: the transition-score cache, and the last whole-document scores
@@ -226,13 +246,16 @@ impl Engine {
             || compute(scorer, &sentence_plan, &check),
             || compute(scorer, &paragraph_plan, &check),
         );
-        let sentence_scores = self.store(sentence_plan, sentence_new?, &mut stats);
-        let paragraph_scores = self.store(paragraph_plan, paragraph_new?, &mut stats);
+        let (sentence_new, sentence_doc) = sentence_new?;
+        let (paragraph_new, paragraph_doc) = paragraph_new?;
+        let sentence_scores = self.store(sentence_plan, sentence_new, &mut stats);
+        let paragraph_scores = self.store(paragraph_plan, paragraph_new, &mut stats);
         check()?;
         let (whole, figures) = if scorer.scores_documents() {
-            let sentence = self.document(scorer, Level::Sentence, &sentence_units);
+            let sentence = self.document(scorer, Level::Sentence, &sentence_units, sentence_doc);
             check()?;
-            let paragraph = self.document(scorer, Level::Paragraph, &paragraph_units);
+            let paragraph =
+                self.document(scorer, Level::Paragraph, &paragraph_units, paragraph_doc);
             let mut whole = Whole::new();
             let mut figures = Figures::new();
             for (level, doc) in [(Level::Sentence, sentence), (Level::Paragraph, paragraph)] {
@@ -286,15 +309,17 @@ impl Engine {
         })
     }
 
-    /// The whole-document scores of one level (all `units` in document order), from the cache
-    /// while no unit text at that level changed, else from a freshly prepared table (the encoder's
-    /// own cache makes that cheap: only changed units are embedded).
+    /// The whole-document scores of one level (all `units` in document order): from the cache
+    /// while no unit text at that level changed, else `computed` (scored from the table this run
+    /// prepared for the level's transitions, when it prepared the whole level), else from a freshly
+    /// prepared table (the encoder's own cache makes that cheap: only changed units are embedded).
     fn document(
         &mut self,
         scorer: &dyn Scorer,
         level: Level,
         units: &[Unit<'_>],
-    ) -> CachedDocument {
+        computed: Option<DocumentScores>,
+    ) -> DocumentScores {
         let mut h = DefaultHasher::new();
         for u in units {
             unit_hash(u).hash(&mut h);
@@ -302,25 +327,20 @@ impl Engine {
         let key = h.finish();
         if let Some(c) = self.documents.get(&level) {
             if c.scorer == scorer.name() && c.units == key {
-                return c.clone();
+                return c.scores.clone();
             }
         }
-        let mut whole = Whole::new();
-        let mut figures = Figures::new();
-        document_level(
-            scorer.prepare(units, level).as_ref(),
+        let scores = computed
+            .unwrap_or_else(|| DocumentScores::of(scorer.prepare(units, level).as_ref(), level));
+        self.documents.insert(
             level,
-            &mut whole,
-            &mut figures,
+            CachedDocument {
+                scorer: scorer.name(),
+                units: key,
+                scores: scores.clone(),
+            },
         );
-        let doc = CachedDocument {
-            scorer: scorer.name(),
-            units: key,
-            whole: whole.first().map(|&(_, w)| w),
-            figures: figures.into_iter().map(|(_, k, v)| (k, v)).collect(),
-        };
-        self.documents.insert(level, doc.clone());
-        doc
+        scores
     }
 
     /// Looks the transitions `pairs` (index pairs into `units`) up in the cache.
@@ -366,6 +386,7 @@ impl Engine {
             }
         }
         // Which units to prepare, and where each unit index lands in the table.
+        let whole_level = !missing.is_empty() && job.policy == ContextPolicy::Document;
         let (table_units, local): (Vec<Unit<'u>>, HashMap<usize, usize>) = if missing.is_empty() {
             (Vec::new(), HashMap::new())
         } else {
@@ -400,6 +421,7 @@ impl Engine {
             out,
             missing,
             table_units,
+            whole_level,
             local,
         }
     }
@@ -445,21 +467,29 @@ struct Plan<'u> {
     out: Vec<Option<(f64, Reason)>>,
     missing: Vec<usize>,
     table_units: Vec<Unit<'u>>,
+    /// Whether `table_units` are all the level's units in document order.
+    whole_level: bool,
     local: HashMap<usize, usize>,
 }
 
-/// Scores a plan's missing transitions: `(index into pairs, score, reason)`.
+/// Scored transitions of a plan: `(index into pairs, score, reason)`.
+type Scored = Vec<(usize, f64, Reason)>;
+
+/// Scores a plan's missing transitions. When the plan prepares the whole level and the scorer has
+/// whole-document scores, they come from the same table (`Some`), so a run prepares it once.
 fn compute(
     scorer: &dyn Scorer,
     plan: &Plan<'_>,
     check: &(dyn Fn() -> Result<(), Cancelled> + Sync),
-) -> Result<Vec<(usize, f64, Reason)>, Cancelled> {
+) -> Result<(Scored, Option<DocumentScores>), Cancelled> {
     if plan.missing.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     }
     check()?;
     let table = scorer.prepare(&plan.table_units, plan.level);
     check()?;
+    let document = (plan.whole_level && scorer.scores_documents())
+        .then(|| DocumentScores::of(table.as_ref(), plan.level));
     let mut out = Vec::with_capacity(plan.missing.len());
     for (n, &k) in plan.missing.iter().enumerate() {
         if n % CANCEL_CHECK_EVERY == CANCEL_CHECK_EVERY - 1 {
@@ -473,7 +503,7 @@ fn compute(
         };
         out.push((k, table.transition(la, lb), table.reason(la, lb)));
     }
-    Ok(out)
+    Ok((out, document))
 }
 
 impl Analyzed {
@@ -725,6 +755,95 @@ mod tests {
             )
             .expect("run");
         assert_eq!(again.stats.scored, 0, "{:?}", again.stats);
+    }
+
+    /// `tier0` with whole-document scores, counting how often it prepares a table.
+    struct CountingDocumentScorer {
+        inner: Arc<dyn Scorer>,
+        prepared: std::sync::atomic::AtomicUsize,
+    }
+
+    /// A table with a whole-order score and one figure: the number of units.
+    struct WithFigures<'a>(Box<dyn Pairwise + 'a>);
+
+    impl Pairwise for WithFigures<'_> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn transition(&self, from: usize, to: usize) -> f64 {
+            self.0.transition(from, to)
+        }
+        fn reason(&self, from: usize, to: usize) -> Reason {
+            self.0.reason(from, to)
+        }
+        fn order_score(&self, order: &[usize]) -> Option<f64> {
+            Some(order.len() as f64 / 100.0)
+        }
+        fn figures(&self) -> Vec<(&'static str, f64)> {
+            vec![("units", self.0.len() as f64)]
+        }
+    }
+
+    impl Scorer for CountingDocumentScorer {
+        fn name(&self) -> &'static str {
+            "counting"
+        }
+        fn description(&self) -> &'static str {
+            "tier0 with whole-document scores (test)"
+        }
+        fn tier(&self) -> u8 {
+            0
+        }
+        fn scores_documents(&self) -> bool {
+            true
+        }
+        fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
+            self.prepared
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Box::new(WithFigures(self.inner.prepare(units, level)))
+        }
+    }
+
+    #[test]
+    fn whole_document_scores_come_from_the_table_prepared_for_transitions() {
+        use std::sync::atomic::Ordering;
+        let counting = || CountingDocumentScorer {
+            inner: ScorerSet::builtin().get("tier0").expect("tier0"),
+            prepared: Default::default(),
+        };
+        let scorer = Arc::new(counting());
+        // `analyze` on its own instance, so that its tables are not counted.
+        let reference = counting();
+        let job_for = |text: &str| Job {
+            scorer: scorer.clone(),
+            ..job(text, "tier0", ContextPolicy::Document)
+        };
+        let mut engine = Engine::new();
+        let first = engine.run(&job_for(DOC), 1, &|| false).expect("run");
+        // One table per level, shared by the transitions and the document scores.
+        assert_eq!(scorer.prepared.load(Ordering::SeqCst), 2);
+        let want = analyze(&parse(DOC, Format::Markdown), &reference);
+        assert_eq!(first.analysis.whole, want.whole);
+        assert_eq!(first.analysis.figures, want.figures);
+        assert!(!want.figures.is_empty());
+        // Nothing changed: everything comes from the caches.
+        let second = engine.run(&job_for(DOC), 2, &|| false).expect("run");
+        assert_eq!(
+            scorer.prepared.load(Ordering::SeqCst),
+            2,
+            "{:?}",
+            second.stats
+        );
+        // An edit at the sentence level re-prepares both levels once each, and the figures follow.
+        let edited = DOC.replace(
+            "Krill feed the penguins.",
+            "Krill feed the penguins. Seals too.",
+        );
+        let after = engine.run(&job_for(&edited), 3, &|| false).expect("run");
+        assert_eq!(scorer.prepared.load(Ordering::SeqCst), 4);
+        let want = analyze(&parse(&edited, Format::Markdown), &reference);
+        assert_eq!(after.analysis.whole, want.whole);
+        assert_eq!(after.analysis.figures, want.figures);
     }
 
     #[test]
