@@ -61,21 +61,24 @@ def layer_norm(g, x, w, b, eps, hint):
     return g.op("LayerNormalization", [x, g.const(hint + ".g", w), g.const(hint + ".b", b)], hint, axis=-1, epsilon=eps)
 
 
-def build(model_dir: Path) -> onnx.ModelProto:
-    cfg = json.loads((model_dir / "config.json").read_text())
-    w = load_file(str(model_dir / "model.safetensors"))
-    hidden = cfg["hidden_size"]
-    heads = cfg["num_attention_heads"]
-    head_dim = hidden // heads
-    eps = float(cfg["layer_norm_eps"])
-    g = Graph()
+# Weight names of one encoder layer (prefix `encoder.layer.{i}.`), per architecture: the query,
+# key and value projections, the attention output projection and LayerNorm, the feed-forward pair
+# and its LayerNorm.
+BERT_LAYER = {
+    "q": "attention.self.query",
+    "k": "attention.self.key",
+    "v": "attention.self.value",
+    "o": "attention.output.dense",
+    "attn_ln": "attention.output.LayerNorm",
+    "inter": "intermediate.dense",
+    "out": "output.dense",
+    "out_ln": "output.LayerNorm",
+}
 
-    ids = helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"])
-    mask = helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "sequence"])
-    out = helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])
 
-    # Embeddings: word + position (+ token type 0, folded into position), then LayerNorm.
-    pos_table = w["embeddings.position_embeddings.weight"] + w["embeddings.token_type_embeddings.weight"][0]
+def embeddings(g, w, pos_table, eps):
+    """Word + position embeddings (the first `sequence` rows of `pos_table`), then LayerNorm;
+    returns (x, seq_len)."""
     seq_len = g.op("Shape", ["input_ids"], "seq_len", start=1, end=2)
     pos = g.op(
         "Slice",
@@ -84,14 +87,25 @@ def build(model_dir: Path) -> onnx.ModelProto:
     )
     words = g.op("Gather", [g.const("word_table", w["embeddings.word_embeddings.weight"]), "input_ids"], "words", axis=0)
     x = g.op("Add", [words, pos], "embed")
-    x = layer_norm(g, x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps, "embed.ln")
+    return layer_norm(g, x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps, "embed.ln"), seq_len
 
-    # Additive attention bias: 0 where attended, float32 min where padded; [batch, 1, 1, seq].
+
+def mask_bias(g):
+    """The float mask and the additive attention bias from it: 0 where attended, float32 min where
+    padded; [batch, 1, 1, seq]."""
     maskf = g.op("Cast", ["attention_mask"], "mask_f", to=TensorProto.FLOAT)
     inv = g.op("Sub", [g.const("one", np.array(1.0, np.float32)), maskf], "mask_inv")
     bias = g.op("Mul", [inv, g.const("neg", np.array(np.finfo(np.float32).min, np.float32))], "mask_bias")
-    bias = g.op("Unsqueeze", [bias, g.const("axes12", np.array([1, 2], np.int64))], "mask_bias4")
+    return maskf, g.op("Unsqueeze", [bias, g.const("axes12", np.array([1, 2], np.int64))], "mask_bias4")
 
+
+def encoder(g, x, w, cfg, attn_bias, names, bias_hint):
+    """The transformer layers (post-LayerNorm, exact GELU) over `x`, with `attn_bias` added to the
+    attention scores; `names` maps the parts of a layer to weight names (BERT_LAYER)."""
+    hidden = cfg["hidden_size"]
+    heads = cfg["num_attention_heads"]
+    head_dim = hidden // heads
+    eps = float(cfg["layer_norm_eps"])
     split_shape = g.const("split_shape", np.array([0, 0, heads, head_dim], np.int64))
     merge_shape = g.const("merge_shape", np.array([0, 0, hidden], np.int64))
     scale = g.const("scale", np.array(1.0 / math.sqrt(head_dim), np.float32))
@@ -103,64 +117,91 @@ def build(model_dir: Path) -> onnx.ModelProto:
         p = f"encoder.layer.{i}."
         h = f"l{i}"
 
-        def proj(name, perm):
-            y = linear(g, x, w[p + f"attention.self.{name}.weight"], w[p + f"attention.self.{name}.bias"], f"{h}.{name}")
-            y = g.op("Reshape", [y, split_shape], f"{h}.{name}.split")
-            return g.op("Transpose", [y], f"{h}.{name}.heads", perm=perm)
+        def lin(x, part, hint):
+            return linear(g, x, w[p + names[part] + ".weight"], w[p + names[part] + ".bias"], hint)
 
-        q = proj("query", [0, 2, 1, 3])  # [b, heads, s, d]
-        k = proj("key", [0, 2, 3, 1])  # [b, heads, d, s]
-        v = proj("value", [0, 2, 1, 3])  # [b, heads, s, d]
+        def ln(x, part, hint):
+            return layer_norm(g, x, w[p + names[part] + ".weight"], w[p + names[part] + ".bias"], eps, hint)
+
+        def proj(part, perm):
+            hint = f"{h}.{names[part].rsplit('.', 1)[1]}"
+            y = g.op("Reshape", [lin(x, part, hint), split_shape], hint + ".split")
+            return g.op("Transpose", [y], hint + ".heads", perm=perm)
+
+        q = proj("q", [0, 2, 1, 3])  # [b, heads, s, d]
+        k = proj("k", [0, 2, 3, 1])  # [b, heads, d, s]
+        v = proj("v", [0, 2, 1, 3])  # [b, heads, s, d]
         scores = g.op("MatMul", [q, k], f"{h}.scores")
         scores = g.op("Mul", [scores, scale], f"{h}.scaled")
-        scores = g.op("Add", [scores, bias], f"{h}.masked")
+        scores = g.op("Add", [scores, attn_bias], f"{h}.{bias_hint}")
         probs = g.op("Softmax", [scores], f"{h}.probs", axis=-1)
         ctx = g.op("MatMul", [probs, v], f"{h}.ctx")
         ctx = g.op("Transpose", [ctx], f"{h}.ctx.t", perm=[0, 2, 1, 3])
         ctx = g.op("Reshape", [ctx, merge_shape], f"{h}.ctx.merge")
-        attn = linear(g, ctx, w[p + "attention.output.dense.weight"], w[p + "attention.output.dense.bias"], f"{h}.attn_out")
-        attn = g.op("Add", [attn, x], f"{h}.attn_res")
-        x1 = layer_norm(g, attn, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"], eps, f"{h}.attn_ln")
+        attn = g.op("Add", [lin(ctx, "o", f"{h}.attn_out"), x], f"{h}.attn_res")
+        x1 = ln(attn, "attn_ln", f"{h}.attn_ln")
 
-        inter = linear(g, x1, w[p + "intermediate.dense.weight"], w[p + "intermediate.dense.bias"], f"{h}.inter")
+        inter = lin(x1, "inter", f"{h}.inter")
         # Exact GELU: 0.5 * x * (1 + erf(x / sqrt(2))).
         e = g.op("Erf", [g.op("Mul", [inter, rsqrt2], f"{h}.gelu.div")], f"{h}.gelu.erf")
         e = g.op("Add", [e, one], f"{h}.gelu.add")
         e = g.op("Mul", [inter, e], f"{h}.gelu.mul")
         inter = g.op("Mul", [e, half], f"{h}.gelu")
-        y = linear(g, inter, w[p + "output.dense.weight"], w[p + "output.dense.bias"], f"{h}.out")
-        y = g.op("Add", [y, x1], f"{h}.out_res")
-        x = layer_norm(g, y, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps, f"{h}.out_ln")
+        y = g.op("Add", [lin(inter, "out", f"{h}.out"), x1], f"{h}.out_res")
+        x = ln(y, "out_ln", f"{h}.out_ln")
+    return x
 
-    # Mean pooling over attended tokens (sentence-transformers Pooling, mode mean_tokens).
+
+def finish(g, x, maskf, hidden, graph_name, doc):
+    """Mean pooling over attended tokens (sentence-transformers Pooling, mean_tokens), L2
+    normalisation (Normalize: x / max(||x||, 1e-12)) into `sentence_embedding`, and the checked
+    model with inputs `input_ids`, `attention_mask`."""
     m = g.op("Unsqueeze", [maskf, g.const("axis2", np.array([2], np.int64))], "pool.mask")
     summed = g.op("ReduceSum", [g.op("Mul", [x, m], "pool.masked"), g.const("axis1", np.array([1], np.int64))], "pool.sum", keepdims=0)
     counts = g.op("ReduceSum", [m, g.const("axis1b", np.array([1], np.int64))], "pool.count", keepdims=0)
     counts = g.op("Max", [counts, g.const("min_count", np.array(1e-9, np.float32))], "pool.count_clamped")
     mean = g.op("Div", [summed, counts], "pool.mean")
-    # L2 normalisation (sentence-transformers Normalize: x / max(||x||, 1e-12)).
     norm = g.op("ReduceL2", [mean], "norm.l2", axes=[1], keepdims=1)
     norm = g.op("Max", [norm, g.const("min_norm", np.array(1e-12, np.float32))], "norm.clamped")
     g.nodes.append(helper.make_node("Div", [mean, norm], ["sentence_embedding"], name="sentence_embedding"))
 
-    graph = helper.make_graph(g.nodes, "all-MiniLM-L6-v2", [ids, mask], [out], g.inits)
+    ids = helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"])
+    mask = helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "sequence"])
+    out = helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])
+    graph = helper.make_graph(g.nodes, graph_name, [ids, mask], [out], g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="segue-export", producer_version="1")
     model.ir_version = 8
-    model.doc_string = "sentence-transformers/all-MiniLM-L6-v2 with mean pooling and L2 normalisation; exported by segue models/export/export_minilm.py"
+    model.doc_string = doc
     onnx.checker.check_model(model, full_check=True)
     return model
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    model = build(Path(sys.argv[1]))
-    out = Path(sys.argv[2])
+def build(model_dir: Path) -> onnx.ModelProto:
+    cfg = json.loads((model_dir / "config.json").read_text())
+    w = load_file(str(model_dir / "model.safetensors"))
+    g = Graph()
+    # Token type 0 is folded into the position table.
+    pos_table = w["embeddings.position_embeddings.weight"] + w["embeddings.token_type_embeddings.weight"][0]
+    x, _ = embeddings(g, w, pos_table, float(cfg["layer_norm_eps"]))
+    maskf, bias = mask_bias(g)
+    x = encoder(g, x, w, cfg, bias, BERT_LAYER, "masked")
+    doc = "sentence-transformers/all-MiniLM-L6-v2 with mean pooling and L2 normalisation; exported by segue models/export/export_minilm.py"
+    return finish(g, x, maskf, cfg["hidden_size"], "all-MiniLM-L6-v2", doc)
+
+
+def write(model: onnx.ModelProto, out: Path):
+    """Writes `model` deterministically and atomically (temporary file, then rename)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_bytes(model.SerializeToString(deterministic=True))
     tmp.replace(out)
     print(f"wrote {out} ({out.stat().st_size} bytes, {len(model.graph.node)} nodes)")
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    write(build(Path(sys.argv[1])), Path(sys.argv[2]))
 
 
 if __name__ == "__main__":
