@@ -144,6 +144,16 @@ fn slice<'a>(source: &'a str, range: &Value) -> &'a str {
     &source[offset(&range["start"])..offset(&range["end"])]
 }
 
+/// The text of every finding of the first file of a `check --format json` report.
+fn flagged_texts<'a>(json: &Value, source: &'a str) -> Vec<&'a str> {
+    json["files"][0]["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| slice(source, &f["range"]))
+        .collect()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exit codes and inputs
 
@@ -669,14 +679,7 @@ fn sample_document_flags_its_off_topic_sentence() {
     let run = segue(&["check", "--format", "json", "docs/sample.md"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let json = run.json();
-    let findings = json["files"][0]["findings"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let flagged: Vec<&str> = findings
-        .iter()
-        .map(|f| slice(&source, &f["range"]))
-        .collect();
+    let flagged = flagged_texts(&json, &source);
     assert!(
         flagged
             .iter()
@@ -888,12 +891,7 @@ fn tier1_check_reports_the_embedding_scorer_and_flags_the_sample() {
     assert_eq!(json["scorer"], "embedding");
     assert_eq!(json["tier"], 1);
     let source = std::fs::read_to_string(root().join("docs/sample.md")).expect("sample");
-    let flagged: Vec<&str> = json["files"][0]["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|f| slice(&source, &f["range"]))
-        .collect();
+    let flagged = flagged_texts(&json, &source);
     assert!(
         flagged
             .iter()
