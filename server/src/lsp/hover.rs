@@ -115,12 +115,7 @@ pub fn hover(analyzed: &Analyzed, pos: Position, markdown: bool) -> Option<Hover
     }
     let document = document_figures(analyzed);
     if !document.is_empty() {
-        out.push_str(if markdown {
-            "\n**Document**\n\n"
-        } else {
-            "\nDocument:\n"
-        });
-        out.push_str(&document);
+        block(&mut out, markdown, "Document", &document);
     }
     if let Some(runs_on) = analyzed.scorer.runs_on() {
         let _ = writeln!(out, "\nRuns on {runs_on}.");
@@ -148,12 +143,7 @@ pub fn hover(analyzed: &Analyzed, pos: Position, markdown: bool) -> Option<Hover
         }
     }
     if !reasons.is_empty() {
-        out.push_str(if markdown {
-            "\n**Why**\n\n"
-        } else {
-            "\nWhy:\n"
-        });
-        out.push_str(&reasons);
+        block(&mut out, markdown, "Why", &reasons);
     }
     let span = place.sentence.map_or(place.paragraph.span, |s| s.span);
     Some(Hover {
@@ -206,4 +196,14 @@ fn document_figures(analyzed: &Analyzed) -> String {
         let _ = writeln!(out, "- {name}: {}{note}", cells.join(" · "));
     }
     out
+}
+
+/// Appends a titled block: a bold heading in Markdown, "Title:" in plain text.
+fn block(out: &mut String, markdown: bool, title: &str, body: &str) {
+    if markdown {
+        let _ = write!(out, "\n**{title}**\n\n");
+    } else {
+        let _ = write!(out, "\n{title}:\n");
+    }
+    out.push_str(body);
 }
