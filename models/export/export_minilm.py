@@ -99,9 +99,11 @@ def mask_bias(g):
     return maskf, g.op("Unsqueeze", [bias, g.const("axes12", np.array([1, 2], np.int64))], "mask_bias4")
 
 
-def encoder(g, x, w, cfg, attn_bias, names, bias_hint):
+def encoder(g, x, w, cfg, attn_bias, names, bias_hint, lora=None):
     """The transformer layers (post-LayerNorm, exact GELU) over `x`, with `attn_bias` added to the
-    attention scores; `names` maps the parts of a layer to weight names (BERT_LAYER)."""
+    attention scores; `names` maps the parts of a layer to weight names (BERT_LAYER). `lora` maps a
+    weight name to low-rank factors (A [r, in], B [out, r]) whose product is added to that weight:
+    the projection becomes x·W^T + b + (x·A^T)·B^T (export_cross.py)."""
     hidden = cfg["hidden_size"]
     heads = cfg["num_attention_heads"]
     head_dim = hidden // heads
@@ -118,7 +120,14 @@ def encoder(g, x, w, cfg, attn_bias, names, bias_hint):
         h = f"l{i}"
 
         def lin(x, part, hint):
-            return linear(g, x, w[p + names[part] + ".weight"], w[p + names[part] + ".bias"], hint)
+            key = p + names[part] + ".weight"
+            y = linear(g, x, w[key], w[p + names[part] + ".bias"], hint)
+            if lora and key in lora:
+                a, b = lora[key]
+                low = g.op("MatMul", [x, g.const(hint + ".lora_a", a.T.astype(np.float32))], hint + ".lora_a")
+                low = g.op("MatMul", [low, g.const(hint + ".lora_b", b.T.astype(np.float32))], hint + ".lora_b")
+                y = g.op("Add", [y, low], hint + ".lora")
+            return y
 
         def ln(x, part, hint):
             return layer_norm(g, x, w[p + names[part] + ".weight"], w[p + names[part] + ".bias"], eps, hint)

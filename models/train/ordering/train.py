@@ -206,7 +206,12 @@ def chain_matrix(c, w):
     borda = c["prec"].sum(1) - c["prec"].sum(0)
     phi = w.get("opening", 0) * c["open"] - w.get("closing", 0) * c["close"] + w.get("borda", 0) * borda
     adj = (w.get("successor", 0) * c["succ"] + w.get("coherence", 0) * c["cos"]
-           + w.get("precedence", 0) * c["prec"] + phi[:, None] - phi[None, :])
+           + w.get("precedence", 0) * c["prec"])
+    if "xprec" in c:  # the cross-encoder's precedence (cross/tune.py), the same two terms
+        xborda = c["xprec"].sum(1) - c["xprec"].sum(0)
+        phi = phi + w.get("cross_borda", 0) * xborda
+        adj = adj + w.get("cross_precedence", 0) * c["xprec"]
+    adj = adj + phi[:, None] - phi[None, :]
     np.fill_diagonal(adj, 0.0)
     return adj
 
@@ -255,10 +260,16 @@ GRID = {
     "borda": [0.0, 0.05, 0.1, 0.3],
     "opening": [0.0, 0.5, 1.0, 2.0],
     "closing": [0.0, 0.5, 1.0],
+    # Only searched by cross/tune.py, where the components carry the cross-encoder's "xprec".
+    "cross_precedence": [0.0, 0.5, 1.0, 2.0, 4.0],
+    "cross_borda": [0.0, 0.05, 0.1, 0.3, 0.6, 1.0],
 }
 
 
-def tune(comps, keys=tuple(GRID), start=None, glob=False, rounds=2):
+HEAD_KEYS = tuple(k for k in GRID if not k.startswith("cross_"))
+
+
+def tune(comps, keys=HEAD_KEYS, start=None, glob=False, rounds=2):
     """Weights of the order objective chosen on dev by coordinate ascent over GRID (two rounds),
     maximising PMR + τ + WLCS-l. Returns (weights, metrics)."""
     w = {k: 0.0 for k in GRID}
