@@ -50,6 +50,7 @@ fn table(n: usize, seed: u64) -> ChainTable {
         borda: 0.05,
         opening: 1.0,
         closing: 0.5,
+        ..OrderWeights::default()
     };
     OrderScores::new(&out, &vectors).chain(&w)
 }

@@ -6,8 +6,8 @@
 //! ```
 //!
 //! - `dev_table`: PMR, Acc, τ, WLCS-l and Ordered BERTScore v2 on dev data for lexical greedy,
-//!   embedding-cosine DP, the pairwise model DP (`ordering-pairwise`) and the full model
-//!   (`ordering`), at the sentence level (dev.abstracts.jsonl, paragraphs of 4–10 sentences) and
+//!   embedding-cosine DP, the pairwise model DP (`ordering-pairwise`), the heads without the
+//!   cross-encoder (`ordering-head`) and the full model (`ordering`), at the sentence level (dev.abstracts.jsonl, paragraphs of 4–10 sentences) and
 //!   the paragraph level (dev.jsonl, documents of 2–16 paragraphs), through
 //!   `segue::eval::ordering::order` — the code behind `segue eval --task ordering`.
 //! - `noise_table`: the same systems on noisy copies, after seed 000: each unit is contaminated
@@ -82,6 +82,13 @@ fn systems() -> Option<Vec<System>> {
             "pairwise model DP",
             Arc::new(
                 OrderingScorer::new(encoder.clone(), model.clone()).with_variant(Variant::Pairwise),
+            ),
+            Decoder::Exact,
+        ),
+        (
+            "heads without cross-encoder DP",
+            Arc::new(
+                OrderingScorer::new(encoder.clone(), model.clone()).with_variant(Variant::Head),
             ),
             Decoder::Exact,
         ),

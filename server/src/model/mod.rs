@@ -10,17 +10,21 @@
 //! - [`files`] knows the layout of the models folder and the committed manifest of sha256 sums.
 //! - [`cache`] is the bounded embedding cache, keyed by model and normalised sentence text.
 //! - [`encoder`] tokenizes, batches by length, runs the session and fills the cache.
+//! - [`cross`] is the sentence-precedence cross-encoder (a fine-tuned MiniLM reading a sentence
+//!   pair) that the ordering model adds to its objective; it batches and caches pairs the same way.
 //!
 //! Loading is IO and may fail: every failure is a [`ModelError`] whose message names the fix
 //! (usually `models/install`); callers fall back to tier 0. Nothing here panics on missing or corrupt
 //! files, and nothing is ever fetched from the network.
 
 pub mod cache;
+pub mod cross;
 pub mod encoder;
 pub mod files;
 pub mod runtime;
 
 pub use cache::{CacheStats, EmbeddingCache};
+pub use cross::CrossEncoder;
 pub use encoder::{Encoder, EncoderInfo};
 pub use files::{ModelSpec, MINILM};
 pub use runtime::{LibrarySource, Provider, Runtime};

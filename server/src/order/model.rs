@@ -20,9 +20,17 @@
 //!
 //! ```text
 //! adj(i, j) = w.successor·S[i][j] + w.coherence·cos(i, j) + w.precedence·P[i][j]
-//! φ(i)      = w.opening·O[i] − w.closing·C[i] + w.borda·borda(i)
+//!             + w.cross_precedence·X[i][j]
+//! φ(i)      = w.opening·O[i] − w.closing·C[i] + w.borda·borda(i) + w.cross_borda·xborda(i)
 //! score(o)  = Σ_k adj(o_k, o_k+1) + φ(o_first) − φ(o_last)
 //! ```
+//!
+//! **Cross-encoder.** `X[i][j] = log σ((x[i][j] − x[j][i]) / 2)` with `x` the logits of the
+//! sentence-precedence cross-encoder ([`crate::model::cross`]), which reads both sentences at once,
+//! and `xborda` its Borda count. It costs `n(n − 1)` pair passes, so it is used only at the levels
+//! and up to the set size the metadata's `cross` section names (sentences, 16), loaded on first
+//! use, with its own weights set on dev data; otherwise, or when it is not installed, the heads'
+//! objective applies with the level's own weights ([`OrderingModel::objective`]).
 //!
 //! The position potential φ telescopes along an order: `Σ_k φ(o_k) − φ(o_k+1) = φ(first) −
 //! φ(last)`, so [`ChainTable`] folds it into the transitions, `t(i, j) = adj(i, j) + φ(i) − φ(j)`,
@@ -38,14 +46,14 @@
 
 use super::decode::Problem;
 use crate::model::files::locate_models_dir;
-use crate::model::{ModelError, ModelOptions, Provider, Runtime};
+use crate::model::{CrossEncoder, ModelError, ModelOptions, Provider, Runtime};
 use crate::score::{Level, Pairwise, Reason, Unit};
 use ort::session::Session;
 use ort::value::Tensor;
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Folder of the ordering files under the models folder.
 pub const DIR: &str = "ordering";
@@ -98,6 +106,10 @@ pub struct OrderWeights {
     pub opening: f64,
     /// Log-probability that the last unit closes the set.
     pub closing: f64,
+    /// The cross-encoder's log-probability that a unit precedes the next one.
+    pub cross_precedence: f64,
+    /// The cross-encoder's Borda potential.
+    pub cross_borda: f64,
 }
 
 impl OrderWeights {
@@ -208,6 +220,28 @@ pub struct EmbeddingMeta {
     pub dim: usize,
 }
 
+/// One level's objective with the cross-encoder (`cross.levels` of the metadata).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CrossLevelMeta {
+    /// Weights of the order objective, the cross-encoder's terms included.
+    pub weights: OrderWeights,
+}
+
+/// The precedence cross-encoder's part of the metadata (`cross`, written by
+/// `models/train/ordering/cross/tune.py`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CrossMeta {
+    /// The ONNX export, relative to the models folder (`onnx/cross/model.onnx`).
+    pub file: String,
+    /// The export's sha256 the weights were set with (also a row of `models/manifest.tsv`).
+    pub sha256: String,
+    /// Largest set the cross-encoder scores (a set of `n` costs `n(n − 1)` pair passes); larger
+    /// sets use the head's own weights.
+    pub max_units: usize,
+    /// Levels with a cross-encoder objective, by name.
+    pub levels: std::collections::BTreeMap<String, CrossLevelMeta>,
+}
+
 /// `ordering.json`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct OrderingMeta {
@@ -221,6 +255,9 @@ pub struct OrderingMeta {
     pub pairs: PairSpec,
     /// Heads by level name (`sentence`, `paragraph`).
     pub levels: std::collections::BTreeMap<String, LevelMeta>,
+    /// The precedence cross-encoder, when the model has one.
+    #[serde(default)]
+    pub cross: Option<CrossMeta>,
 }
 
 impl OrderingMeta {
@@ -454,13 +491,17 @@ struct Head {
     meta: LevelMeta,
 }
 
-/// The loaded ordering model: the metadata and a head per level.
+/// The loaded ordering model: the metadata, a head per level and, loaded on first use, the
+/// precedence cross-encoder.
 pub struct OrderingModel {
     meta: OrderingMeta,
     sentence: Option<Head>,
     paragraph: Option<Head>,
     dir: PathBuf,
     provider: Provider,
+    models_dir: PathBuf,
+    options: ModelOptions,
+    cross: OnceLock<Result<Arc<CrossEncoder>, String>>,
 }
 
 impl std::fmt::Debug for OrderingModel {
@@ -575,6 +616,9 @@ impl OrderingModel {
             paragraph,
             dir: dir.to_path_buf(),
             provider,
+            models_dir: models_dir.to_path_buf(),
+            options: options.clone(),
+            cross: OnceLock::new(),
         };
         // One probe run per head, so a head of the wrong shape fails here, not on every document.
         for level in [Level::Sentence, Level::Paragraph] {
@@ -611,12 +655,50 @@ impl OrderingModel {
         .filter(|(_, h)| h.is_some())
         .map(|(l, _)| l.name())
         .collect();
+        let cross = match (&self.meta.cross, self.cross.get()) {
+            (None, _) => "no cross-encoder".to_string(),
+            (Some(_), None) => "cross-encoder loaded on first use".to_string(),
+            (Some(_), Some(Ok(c))) => format!("cross-encoder on {}", c.provider()),
+            (Some(_), Some(Err(e))) => format!("cross-encoder unavailable: {e}"),
+        };
         format!(
-            "ordering heads ({}) on {} from {}",
+            "ordering heads ({}) on {} from {}; {cross}",
             levels.join(", "),
             self.provider,
             self.dir.display()
         )
+    }
+
+    /// The precedence cross-encoder, loaded on the first call (on the device the options select);
+    /// `Err` says why it cannot be used (then the heads' own objective applies).
+    pub fn cross_encoder(&self) -> Result<&Arc<CrossEncoder>, &str> {
+        let Some(meta) = &self.meta.cross else {
+            return Err("the ordering model has no cross-encoder");
+        };
+        self.cross
+            .get_or_init(|| {
+                let path = self.models_dir.join(&meta.file);
+                CrossEncoder::load_from(&path, &self.models_dir, &self.options)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// Whether a set of `n` units at `level` is scored with the cross-encoder: the metadata has
+    /// cross weights for the level and `2 ≤ n ≤ max_units` (the encoder itself may still fail to
+    /// load; see [`OrderingModel::cross_encoder`]).
+    pub fn cross_applies(&self, level: Level, n: usize) -> bool {
+        self.meta.cross.as_ref().is_some_and(|c| {
+            (2..=c.max_units).contains(&n) && c.levels.contains_key(level_key(level))
+        })
+    }
+
+    /// The weights of the objective with the cross-encoder's terms at `level`, if it has them.
+    pub fn cross_weights(&self, level: Level) -> Option<OrderWeights> {
+        let c = self.meta.cross.as_ref()?;
+        c.levels.get(level_key(level)).map(|l| l.weights)
     }
 
     fn head(&self, level: Level) -> Result<&Head, OrderingError> {
@@ -711,6 +793,69 @@ impl OrderingModel {
         let out = self.run(level, units, vectors)?;
         Ok(OrderScores::new(&out, vectors))
     }
+
+    /// The full objective for `units` at `level`: the head's scores with the cross-encoder's
+    /// where it applies ([`OrderingModel::cross_applies`]) and the weights that go with them. When
+    /// the cross-encoder cannot load or run, the head's own objective is returned and
+    /// [`Objective::cross`] says why.
+    pub fn objective(
+        &self,
+        level: Level,
+        units: &[Unit<'_>],
+        vectors: &[Vec<f32>],
+    ) -> Result<Objective, OrderingError> {
+        let scores = self.scores(level, units, vectors)?;
+        let head = self
+            .weights(level)
+            .ok_or(OrderingError::NoHead(level.name()))?;
+        let head_only = |scores, cross| Objective {
+            scores,
+            weights: head,
+            cross,
+        };
+        let (true, Some(weights)) = (
+            self.cross_applies(level, units.len()),
+            self.cross_weights(level),
+        ) else {
+            return Ok(head_only(scores, CrossUse::NotApplicable));
+        };
+        let encoder = match self.cross_encoder() {
+            Ok(e) => e,
+            Err(why) => return Ok(head_only(scores, CrossUse::Failed(why.to_string()))),
+        };
+        let texts: Vec<String> = units.iter().map(|u| u.join(" ")).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        match encoder.precedence(&refs) {
+            Ok(x) => Ok(Objective {
+                scores: scores.with_cross(&x),
+                weights,
+                cross: CrossUse::Used,
+            }),
+            Err(e) => Ok(head_only(scores, CrossUse::Failed(e.to_string()))),
+        }
+    }
+}
+
+/// Whether an [`Objective`] includes the cross-encoder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CrossUse {
+    /// It does.
+    Used,
+    /// The set is too large or the level has no cross weights.
+    NotApplicable,
+    /// It should have, but the cross-encoder could not load or run (the message says why).
+    Failed(String),
+}
+
+/// A set's objective: its scores and the weights to combine them with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Objective {
+    /// The log-probabilities and cosines.
+    pub scores: OrderScores,
+    /// The weights.
+    pub weights: OrderWeights,
+    /// Whether the cross-encoder's terms are in.
+    pub cross: CrossUse,
 }
 
 // ---- the objective -----------------------------------------------------------------------------
@@ -763,6 +908,9 @@ pub struct OrderScores {
     pub opening: Vec<f64>,
     /// `log P(i closes the set)`.
     pub closing: Vec<f64>,
+    /// The cross-encoder's `log σ((X[i][j] − X[j][i]) / 2)`, `X` its logits of "i before j";
+    /// empty when the set was scored without it.
+    pub cross: Vec<f64>,
 }
 
 impl OrderScores {
@@ -795,7 +943,32 @@ impl OrderScores {
             coherence,
             opening: log_softmax(&out.opening, |_| true),
             closing: log_softmax(&out.closing, |_| true),
+            cross: Vec::new(),
         }
+    }
+
+    /// The same scores with the cross-encoder's logits `x` (row-major `[n, n]`, see
+    /// [`CrossEncoder::precedence`]); logits of the wrong size are ignored.
+    pub fn with_cross(mut self, x: &[f32]) -> OrderScores {
+        let n = self.n;
+        if x.len() != n * n {
+            return self;
+        }
+        self.cross = (0..n * n)
+            .map(|k| {
+                let (i, j) = (k / n, k % n);
+                if i == j {
+                    0.0
+                } else {
+                    log_sigmoid((f64::from(x[k]) - f64::from(x[j * n + i])) / 2.0)
+                }
+            })
+            .collect();
+        self
+    }
+
+    fn cross_at(&self, k: usize) -> f64 {
+        self.cross.get(k).copied().unwrap_or(0.0)
     }
 
     /// The position potential φ of every unit under `w` (see the module docs).
@@ -806,7 +979,12 @@ impl OrderScores {
                 let borda: f64 = (0..n)
                     .map(|j| self.precedence[i * n + j] - self.precedence[j * n + i])
                     .sum();
-                w.opening * self.opening[i] - w.closing * self.closing[i] + w.borda * borda
+                let cross_borda: f64 = (0..n)
+                    .map(|j| self.cross_at(i * n + j) - self.cross_at(j * n + i))
+                    .sum();
+                w.opening * self.opening[i] - w.closing * self.closing[i]
+                    + w.borda * borda
+                    + w.cross_borda * cross_borda
             })
             .collect()
     }
@@ -823,12 +1001,19 @@ impl OrderScores {
                     raw[k] = w.successor * self.successor[k]
                         + w.coherence * self.coherence[k]
                         + w.precedence * self.precedence[k]
+                        + w.cross_precedence * self.cross_at(k)
                         + phi[i]
                         - phi[j];
                 }
             }
         }
-        ChainTable::new(n, raw, self.precedence.iter().map(|p| p.exp()).collect())
+        // Reasons quote the better-informed precedence: the cross-encoder's where it was used.
+        let before = if self.cross.is_empty() {
+            &self.precedence
+        } else {
+            &self.cross
+        };
+        ChainTable::new(n, raw, before.iter().map(|p| p.exp()).collect())
     }
 }
 
@@ -1003,6 +1188,7 @@ mod tests {
             borda: 0.1,
             opening: 1.0,
             closing: 0.5,
+            ..OrderWeights::default()
         };
         let t = s.chain(&w);
         let direct = |o: &[usize]| {
@@ -1045,6 +1231,59 @@ mod tests {
             .map(|o| t.objective(o))
             .fold(f64::NEG_INFINITY, f64::max);
         assert!(t.objective(&d.order) >= best - 1e-9);
+    }
+
+    #[test]
+    fn cross_terms_enter_the_objective_as_configured() {
+        let out = outputs(4, 3);
+        let vectors = vec![vec![1.0, 0.0]; 4];
+        let plain = OrderScores::new(&out, &vectors);
+        // Logits that favour the order 3, 2, 1, 0 strongly.
+        let x: Vec<f32> = (0..16)
+            .map(|k| {
+                let (i, j) = (k / 4, k % 4);
+                if i == j {
+                    0.0
+                } else if i > j {
+                    4.0
+                } else {
+                    -4.0
+                }
+            })
+            .collect();
+        let scored = plain.clone().with_cross(&x);
+        assert_eq!(
+            plain.clone().with_cross(&x[..15]),
+            plain,
+            "wrong sizes are ignored"
+        );
+        assert!((scored.cross[3 * 4].exp() - 1.0 / (1.0 + (-4.0f64).exp())).abs() < 1e-12);
+        // Without cross weights nothing changes; with them the reversed order wins.
+        let w = OrderWeights {
+            successor: 0.1,
+            ..OrderWeights::default()
+        };
+        assert_eq!(
+            scored.chain(&w).objective(&[0, 1, 2, 3]),
+            plain.chain(&w).objective(&[0, 1, 2, 3])
+        );
+        let adjacent = OrderWeights {
+            cross_precedence: 1.0,
+            ..w
+        };
+        let (best, _) = crate::order::reorder::propose_order(&scored.chain(&adjacent));
+        assert_eq!(best, vec![3, 2, 1, 0]);
+        // The Borda potential only decides the ends.
+        let borda = OrderWeights {
+            cross_borda: 1.0,
+            ..w
+        };
+        let (best, _) = crate::order::reorder::propose_order(&scored.chain(&borda));
+        assert_eq!((best[0], best[3]), (3, 0), "{best:?}");
+        // Reasons quote the cross-encoder's precedence.
+        let t = scored.chain(&w);
+        let note = t.reason(0, 1).note.unwrap_or_default();
+        assert!(note.contains("expects it to come before"), "{note}");
     }
 
     #[test]

@@ -15,15 +15,21 @@
 use super::lexical::Lexical;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
 use crate::model::Encoder;
-use crate::order::model::{unit_vector, ChainTable, OrderWeights, OrderingError, OrderingModel};
+use crate::order::model::{
+    unit_vector, ChainTable, CrossUse, OrderWeights, OrderingError, OrderingModel,
+};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 /// Which terms of the objective the scorer uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
-    /// Everything, with the shipped weights (`ordering`).
+    /// Everything, with the shipped weights (`ordering`): the heads and, for sets of sentences
+    /// small enough, the precedence cross-encoder.
     Full,
+    /// The heads' objective without the cross-encoder (`ordering-head`, an ablation for
+    /// evaluation and for large sets where the cross-encoder's cost matters).
+    Head,
     /// Only the precedence-derived terms (`ordering-pairwise`, an ablation for evaluation).
     Pairwise,
 }
@@ -35,6 +41,7 @@ pub struct OrderingScorer {
     variant: Variant,
     fallback: Lexical,
     warned: AtomicBool,
+    warned_cross: AtomicBool,
 }
 
 impl std::fmt::Debug for OrderingScorer {
@@ -55,6 +62,7 @@ impl OrderingScorer {
             variant: Variant::Full,
             fallback: Lexical::plain(),
             warned: AtomicBool::new(false),
+            warned_cross: AtomicBool::new(false),
         }
     }
 
@@ -69,11 +77,12 @@ impl OrderingScorer {
         &self.model
     }
 
-    /// The weights the scorer uses at `level`.
+    /// The heads' weights the scorer uses at `level` (sets scored with the cross-encoder use
+    /// [`OrderingModel::cross_weights`] instead).
     pub fn weights(&self, level: Level) -> Option<OrderWeights> {
         let w = self.model.weights(level)?;
         Some(match self.variant {
-            Variant::Full => w,
+            Variant::Full | Variant::Head => w,
             Variant::Pairwise => w.pairwise_only(),
         })
     }
@@ -96,10 +105,19 @@ impl OrderingScorer {
 
     /// The model's transition table for `units` at `level`.
     pub fn table(&self, units: &[Unit<'_>], level: Level) -> Result<ChainTable, OrderingError> {
+        let vectors = self.vectors(units)?;
+        if self.variant == Variant::Full {
+            let objective = self.model.objective(level, units, &vectors)?;
+            if let CrossUse::Failed(why) = &objective.cross {
+                if !self.warned_cross.swap(true, AtomicOrdering::Relaxed) {
+                    eprintln!("segue: warning: the precedence cross-encoder cannot be used ({why}); ordering without it");
+                }
+            }
+            return Ok(objective.scores.chain(&objective.weights));
+        }
         let weights = self
             .weights(level)
             .ok_or(OrderingError::NoHead(level.name()))?;
-        let vectors = self.vectors(units)?;
         Ok(self.model.scores(level, units, &vectors)?.chain(&weights))
     }
 }
@@ -130,13 +148,15 @@ impl Scorer for OrderingScorer {
     fn name(&self) -> &'static str {
         match self.variant {
             Variant::Full => "ordering",
+            Variant::Head => "ordering-head",
             Variant::Pairwise => "ordering-pairwise",
         }
     }
 
     fn description(&self) -> &'static str {
         match self.variant {
-            Variant::Full => "trained ordering model: learned successor and precedence probabilities, embedding cosine and opening/closing cues",
+            Variant::Full => "trained ordering model: learned successor and precedence probabilities, a sentence-pair precedence cross-encoder, embedding cosine and opening/closing cues",
+            Variant::Head => "trained ordering model without the cross-encoder: the heads' successor and precedence probabilities, embedding cosine and opening/closing cues",
             Variant::Pairwise => "trained ordering model, precedence terms only (P(a before b) of adjacent units and a Borda position potential)",
         }
     }

@@ -1,13 +1,13 @@
 //! Which scorers exist for a tier, and which one reports by default.
 //!
 //! Tier 0 ([`ScorerSet::builtin`]) is always there. [`add_models`] adds the tier-1 scorers when the
-//! sentence encoder loads: `embedding`, then `ordering` and `bbscore` / `bbscore-clf` when their
+//! sentence encoder loads: `embedding`, then `ordering` / `ordering-head` and `bbscore` / `bbscore-clf` when their
 //! committed heads load too (each missing head only leaves its own scorers out). Both front ends
 //! (`segue check` and friends, and the language server) build their registry here.
 
 use super::bbscore::{BbModel, BbScore};
 use super::embedding::Embedding;
-use super::precedence::OrderingScorer;
+use super::precedence::{OrderingScorer, Variant};
 use super::ScorerSet;
 use crate::model::{shared_encoder, ModelError, ModelOptions};
 use crate::order::model::OrderingModel;
@@ -20,7 +20,13 @@ pub const DEFAULT_SCORER: &str = "tier0";
 /// (docs/evaluation.md).
 pub const DEFAULT_MODEL_SCORER: &str = "embedding";
 /// Names of the tier-1 scorers, for messages when they are asked for but not loaded.
-pub const MODEL_SCORERS: &[&str] = &["embedding", "ordering", "bbscore", "bbscore-clf"];
+pub const MODEL_SCORERS: &[&str] = &[
+    "embedding",
+    "ordering",
+    "ordering-head",
+    "bbscore",
+    "bbscore-clf",
+];
 
 /// Adds the tier-1 scorers to `set`. `log` receives one line per model loaded (where it runs) and
 /// one warning per optional head that is missing. Fails only when the encoder cannot load.
@@ -35,10 +41,14 @@ pub fn add_models(
     match OrderingModel::load(options) {
         Ok(model) => {
             log(format!("tier 1: {}", model.summary()));
+            let model = Arc::new(model);
             set.register(Arc::new(OrderingScorer::new(
                 encoder.clone(),
-                Arc::new(model),
+                model.clone(),
             )));
+            set.register(Arc::new(
+                OrderingScorer::new(encoder.clone(), model).with_variant(Variant::Head),
+            ));
         }
         Err(e) => log(format!("warning: {e}; the ordering scorer is left out")),
     }

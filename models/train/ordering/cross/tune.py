@@ -122,7 +122,7 @@ def main():
     print("head + cross-encoder, 2-fold", rounded(cv))
 
     meta["cross"] = {
-        "file": "../onnx/cross/model.onnx",
+        "file": "onnx/cross/model.onnx",
         "sha256": sha,
         "max_tokens": MAX_TOKENS,
         "max_units": MAX_UNITS,

