@@ -183,3 +183,64 @@ fn exit_while_the_models_load_is_clean() {
         assert!(status.success(), "{status:?}");
     }
 }
+
+#[test]
+fn ordering_reorders_a_paragraph_with_the_cross_encoder() {
+    if !models_installed() {
+        return;
+    }
+    // A paragraph whose sentences are in reverse order.
+    let sentences = [
+        "We study how writers order the sentences of a paragraph.",
+        "Previous work scored each sentence on its own.",
+        "In contrast, our model reads two sentences at once.",
+        "It is trained on thousands of paragraphs.",
+        "Finally, we release the code and the trained weights.",
+    ];
+    let mut reversed = sentences;
+    reversed.reverse();
+    let text = format!("# Method\n\n{}\n", reversed.join(" "));
+    let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
+    c.initialize(
+        push_caps(),
+        None,
+        Some(json!({"debounce": 0, "scorer": "ordering"})),
+    );
+    let uri = scratch_uri("reversed.md");
+    c.open(&uri, "markdown", 1, &text);
+    let score = wait_for_scorer(&mut c, &uri, "ordering");
+    assert_eq!(score["scorer"], "ordering", "{score}\n{}", c.stderr_tail());
+    let resp = c
+        .request_raw(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri.as_str()},
+                   "range": {"start": {"line": 2, "character": 3}, "end": {"line": 2, "character": 3}},
+                   "context": {"diagnostics": [], "only": ["refactor"]}}),
+        )
+        .expect("code actions");
+    let found: Vec<lsp::CodeAction> =
+        serde_json::from_value(resp.clone()).unwrap_or_else(|e| panic!("{e}: {resp}"));
+    let action = found
+        .iter()
+        .find(|a| a.title.starts_with("Reorder sentences in this paragraph"))
+        .unwrap_or_else(|| panic!("no sentence reorder in {resp}\n{}", c.stderr_tail()));
+    let after = apply_edits(&text, &edits_of(action, &uri));
+    // Only a permutation of the sentences, and a different order.
+    let body = after.trim_start_matches("# Method\n\n").trim_end();
+    let mut got: Vec<&str> = sentences
+        .iter()
+        .copied()
+        .filter(|s| body.contains(s))
+        .collect();
+    assert_eq!(got.len(), sentences.len(), "{after}");
+    assert_eq!(body.len(), reversed.join(" ").len(), "{after}");
+    got.sort_by_key(|s| body.find(s));
+    assert_ne!(got, reversed.to_vec(), "{after}");
+    // The ordering model's log line names its cross-encoder.
+    assert!(
+        c.stderr_tail().contains("cross-encoder"),
+        "{}",
+        c.stderr_tail()
+    );
+    assert!(c.shutdown_and_exit().success());
+}
