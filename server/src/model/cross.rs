@@ -11,6 +11,7 @@
 //! A set of `n` sentences costs `n(n − 1)` pair passes; [`crate::order::model`] only asks for sets
 //! up to the size its metadata allows.
 
+use super::batch::{load_tokenizer, PaddedBatch};
 use super::cache::{normalise, EmbeddingCache};
 use super::files::{locate_models_dir, MINILM};
 use super::runtime::{Provider, Runtime};
@@ -20,7 +21,7 @@ use ort::value::Tensor;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use tokenizers::{Tokenizer, TruncationParams};
+use tokenizers::Tokenizer;
 
 /// Model id, part of cache keys.
 pub const ID: &str = "segue-cross-precedence";
@@ -77,19 +78,7 @@ impl CrossEncoder {
                 });
             }
         }
-        let tok_err = |message: String| ModelError::Tokenizer {
-            path: tokenizer_path.clone(),
-            message,
-        };
-        let mut tokenizer =
-            Tokenizer::from_file(&tokenizer_path).map_err(|e| tok_err(e.to_string()))?;
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: MAX_TOKENS,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| tok_err(e.to_string()))?;
-        tokenizer.with_padding(None);
+        let tokenizer = load_tokenizer(&tokenizer_path, MAX_TOKENS)?;
         let runtime = Runtime::get(options, Some(models_dir))?;
         let choice = runtime.session(path, options, Some(models_dir))?;
         let inputs: Vec<&str> = choice.session.inputs().iter().map(|i| i.name()).collect();
@@ -193,33 +182,15 @@ impl CrossEncoder {
         order.sort_by_key(|&i| encodings[i].get_ids().len());
         let mut out = vec![0.0f32; encodings.len()];
         for batch in order.chunks(BATCH) {
-            let width = batch
-                .iter()
-                .map(|&i| encodings[i].get_ids().len())
-                .max()
-                .unwrap_or(0)
-                .max(1);
-            let size = batch.len() * width;
-            let (mut ids, mut mask, mut types) =
-                (vec![0i64; size], vec![0i64; size], vec![0i64; size]);
-            for (row, &i) in batch.iter().enumerate() {
-                let enc = &encodings[i];
-                for (col, ((&id, &m), &t)) in enc
-                    .get_ids()
-                    .iter()
-                    .zip(enc.get_attention_mask())
-                    .zip(enc.get_type_ids())
-                    .enumerate()
-                {
-                    ids[row * width + col] = i64::from(id);
-                    mask[row * width + col] = i64::from(m);
-                    types[row * width + col] = i64::from(t);
-                }
-            }
-            let shape = [batch.len(), width];
+            let padded = PaddedBatch::new(&encodings, batch);
+            let shape = padded.shape();
             let tensor =
                 |v: Vec<i64>| Tensor::from_array((shape, v)).map_err(|e| fail(e.to_string()));
-            let (ids, mask, types) = (tensor(ids)?, tensor(mask)?, tensor(types)?);
+            let (ids, mask, types) = (
+                tensor(padded.ids)?,
+                tensor(padded.mask)?,
+                tensor(padded.types)?,
+            );
             let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
             let outputs = session
                 .run(ort::inputs![

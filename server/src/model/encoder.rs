@@ -5,6 +5,7 @@
 //! `batch_size`, padded to the longest sentence of their batch, and run. The graph does mean
 //! pooling and L2 normalisation itself, so its output rows are the embeddings.
 
+use super::batch::{load_tokenizer, PaddedBatch};
 use super::cache::{normalise, EmbeddingCache, Vector};
 use super::files::{locate_models_dir, ModelSpec, ModelsDir};
 use super::runtime::{LibrarySource, Provider, Runtime};
@@ -16,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokenizers::{Tokenizer, TruncationParams};
+use tokenizers::Tokenizer;
 
 /// What was loaded, from where, running how: for `segue doctor` and the log line.
 #[derive(Debug, Clone)]
@@ -116,7 +117,7 @@ impl Encoder {
                 });
             }
         }
-        let tokenizer = load_tokenizer(spec, &tokenizer_path)?;
+        let tokenizer = load_tokenizer(&tokenizer_path, spec.max_tokens)?;
         let runtime = Runtime::get(options, Some(&models_dir.path))?;
         let choice = runtime.session(&model_path, options, Some(&models_dir.path))?;
         check_signature(spec, &choice.session).map_err(|message| ModelError::Model {
@@ -235,29 +236,10 @@ impl Encoder {
         let mut out: Vec<Option<Vector>> = vec![None; encodings.len()];
         let dim = self.spec.dim;
         for batch in order.chunks(batch_size.max(1)) {
-            let width = batch
-                .iter()
-                .map(|&i| encodings[i].get_ids().len())
-                .max()
-                .unwrap_or(0)
-                .max(1);
-            let mut ids = vec![0i64; batch.len() * width];
-            let mut mask = vec![0i64; batch.len() * width];
-            for (row, &i) in batch.iter().enumerate() {
-                let enc = &encodings[i];
-                for (col, (&id, &m)) in enc
-                    .get_ids()
-                    .iter()
-                    .zip(enc.get_attention_mask())
-                    .enumerate()
-                {
-                    ids[row * width + col] = i64::from(id);
-                    mask[row * width + col] = i64::from(m);
-                }
-            }
-            let shape = [batch.len(), width];
-            let ids = Tensor::from_array((shape, ids)).map_err(|e| fail(e.to_string()))?;
-            let mask = Tensor::from_array((shape, mask)).map_err(|e| fail(e.to_string()))?;
+            let padded = PaddedBatch::new(&encodings, batch);
+            let shape = padded.shape();
+            let ids = Tensor::from_array((shape, padded.ids)).map_err(|e| fail(e.to_string()))?;
+            let mask = Tensor::from_array((shape, padded.mask)).map_err(|e| fail(e.to_string()))?;
             let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
             let outputs = session
                 .run(ort::inputs![self.spec.input_ids => ids, self.spec.attention_mask => mask])
@@ -301,23 +283,6 @@ impl Encoder {
                 message: e.to_string(),
             })
     }
-}
-
-fn load_tokenizer(spec: &ModelSpec, path: &std::path::Path) -> Result<Tokenizer, ModelError> {
-    let err = |message: String| ModelError::Tokenizer {
-        path: path.to_path_buf(),
-        message,
-    };
-    let mut tokenizer = Tokenizer::from_file(path).map_err(|e| err(e.to_string()))?;
-    tokenizer
-        .with_truncation(Some(TruncationParams {
-            max_length: spec.max_tokens,
-            ..TruncationParams::default()
-        }))
-        .map_err(|e| err(e.to_string()))?;
-    // Padding is per batch, done in `encode`.
-    tokenizer.with_padding(None);
-    Ok(tokenizer)
 }
 
 fn check_signature(spec: &ModelSpec, session: &Session) -> Result<(), String> {

@@ -17,6 +17,7 @@
 //! (usually `models/install`); callers fall back to tier 0. Nothing here panics on missing or corrupt
 //! files, and nothing is ever fetched from the network.
 
+mod batch;
 pub mod cache;
 pub mod cross;
 pub mod encoder;

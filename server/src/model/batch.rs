@@ -1,0 +1,113 @@
+//! Tokenizer set-up and batch padding shared by the models that read text ([`super::encoder`],
+//! [`super::cross`]): inputs are truncated by the tokenizer, sorted by length by the caller, and
+//! each batch is padded to its own longest row.
+
+use super::ModelError;
+use std::path::Path;
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
+
+/// Loads the tokenizer at `path`, truncating inputs to `max_tokens` (a pair longest-first);
+/// padding is left to [`PaddedBatch`].
+pub(super) fn load_tokenizer(path: &Path, max_tokens: usize) -> Result<Tokenizer, ModelError> {
+    let err = |message: String| ModelError::Tokenizer {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut tokenizer = Tokenizer::from_file(path).map_err(|e| err(e.to_string()))?;
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length: max_tokens,
+            ..TruncationParams::default()
+        }))
+        .map_err(|e| err(e.to_string()))?;
+    tokenizer.with_padding(None);
+    Ok(tokenizer)
+}
+
+/// The rows of one batch padded to the longest: token ids, attention mask and token type ids,
+/// each row-major `[rows, width]`.
+pub(super) struct PaddedBatch {
+    /// Rows in the batch.
+    pub rows: usize,
+    /// Tokens per row after padding (at least 1).
+    pub width: usize,
+    /// Token ids (0 where padded).
+    pub ids: Vec<i64>,
+    /// 1 for a token, 0 for padding.
+    pub mask: Vec<i64>,
+    /// Token type ids (segment of a pair; 0 where padded).
+    pub types: Vec<i64>,
+}
+
+impl PaddedBatch {
+    /// The encodings `rows` of `encodings`, in that order.
+    pub(super) fn new(encodings: &[Encoding], rows: &[usize]) -> PaddedBatch {
+        let width = rows
+            .iter()
+            .map(|&i| encodings[i].get_ids().len())
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let size = rows.len() * width;
+        let (mut ids, mut mask, mut types) = (vec![0; size], vec![0; size], vec![0; size]);
+        for (row, &i) in rows.iter().enumerate() {
+            let enc = &encodings[i];
+            let tokens = enc
+                .get_ids()
+                .iter()
+                .zip(enc.get_attention_mask())
+                .zip(enc.get_type_ids());
+            for (col, ((&id, &m), &t)) in tokens.enumerate() {
+                ids[row * width + col] = i64::from(id);
+                mask[row * width + col] = i64::from(m);
+                types[row * width + col] = i64::from(t);
+            }
+        }
+        PaddedBatch {
+            rows: rows.len(),
+            width,
+            ids,
+            mask,
+            types,
+        }
+    }
+
+    /// The shape of each input, `[rows, width]`.
+    pub(super) fn shape(&self) -> [usize; 2] {
+        [self.rows, self.width]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_padded_to_the_longest_in_the_given_order() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/onnx/minilm/tokenizer.json");
+        let Ok(tok) = load_tokenizer(&path, 8) else {
+            eprintln!("skipping: the tokenizer is not installed (run models/install)");
+            return;
+        };
+        let encs = tok
+            .encode_batch(
+                vec![
+                    tokenizers::EncodeInput::from((
+                        "One.",
+                        "Two words here and more words past the limit",
+                    )),
+                    tokenizers::EncodeInput::from("Short"),
+                ],
+                true,
+            )
+            .expect("encodes");
+        assert_eq!(encs[0].get_ids().len(), 8, "pairs are truncated");
+        let b = PaddedBatch::new(&encs, &[1, 0]);
+        assert_eq!(b.shape(), [2, 8]);
+        assert_eq!(&b.mask[..8], &[1, 1, 1, 0, 0, 0, 0, 0]);
+        assert!(b.mask[8..].iter().all(|&m| m == 1));
+        assert!(b.types[8..].contains(&1) && b.types[..8].iter().all(|&t| t == 0));
+        assert_eq!(b.ids[8], 101, "[CLS] first");
+    }
+}
