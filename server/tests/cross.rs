@@ -176,7 +176,7 @@ fn the_ordering_model_uses_it_for_small_sentence_sets() {
 }
 
 #[test]
-fn a_missing_export_falls_back_to_the_heads() {
+fn a_missing_or_corrupt_export_falls_back_to_the_heads() {
     if !common::models_installed() {
         return;
     }
@@ -205,4 +205,18 @@ fn a_missing_export_falls_back_to_the_heads() {
         "{}",
         model.summary()
     );
+
+    // A corrupt export is an error naming the fix, not a crash; the heads still order.
+    std::fs::create_dir(tmp.path().join("onnx/cross")).expect("mkdir");
+    std::fs::write(tmp.path().join("onnx/cross/model.onnx"), b"not a model").expect("write");
+    let model = OrderingModel::load_from(&models().join("ordering"), tmp.path(), &options)
+        .expect("the heads load");
+    let obj = model
+        .objective(Level::Sentence, &units, &vectors)
+        .expect("it scores");
+    match &obj.cross {
+        CrossUse::Failed(why) => assert!(why.contains("models/install"), "{why}"),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    assert_eq!(Some(obj.weights), model.weights(Level::Sentence));
 }
