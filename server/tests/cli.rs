@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// What a run of the binary produced.
+#[derive(Debug)]
 struct Run {
     code: i32,
     stdout: String,
@@ -909,4 +910,52 @@ fn a_model_scorer_without_models_is_a_clear_error() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn reorder_names_what_exists_and_writes_a_permutation() {
+    let dir = temp_dir();
+    let text = "# Notes\n\n\
+The cache stores vectors in memory and evicts old vectors.\n\n\
+Penguins waddle across the Antarctic ice and eat krill.\n\n\
+The cache evicts old vectors from memory when the cache is full.\n\n\
+Krill swarm under the Antarctic ice where penguins eat them.\n";
+    write(dir.path(), "notes.md", text.as_bytes());
+    let file = dir.path().join("notes.md");
+    let file = file.to_str().expect("utf-8 path");
+
+    let run = segue(&["reorder", "--paragraph", "9", file]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("there is no paragraph 9: the document has 4 paragraphs (numbered from 1)"),
+        "{}",
+        run.stderr
+    );
+    let run = segue(&["reorder", "--section", "2", file]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("the document has 1 section (numbered from 1)"),
+        "{}",
+        run.stderr
+    );
+
+    // --write rewrites the file with the proposed order: the same bytes, permuted.
+    let run = segue(&["reorder", "--section", "1", "--write", file]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let after = std::fs::read_to_string(file).expect("read back");
+    assert_ne!(after, text);
+    // The final newline stays at the end of the file, whichever paragraph comes last.
+    assert!(
+        after.ends_with(".\n") && !after.ends_with("\n\n"),
+        "{after:?}"
+    );
+    assert_eq!(after.len(), text.len());
+    let mut a: Vec<&str> = after.split("\n\n").map(str::trim_end).collect();
+    let mut b: Vec<&str> = text.split("\n\n").map(str::trim_end).collect();
+    assert_eq!(a.len(), b.len());
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b, "{after}");
 }

@@ -38,13 +38,18 @@ pub struct ReorderArgs {
     pub scorer: Option<String>,
 }
 
+/// "1 paragraph", "3 paragraphs".
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// The containers a run looks at.
 fn containers(doc: &Document, args: &ReorderArgs) -> anyhow::Result<Vec<Container>> {
     if let Some(n) = args.section {
         if n == 0 || n > doc.sections.len() {
             bail!(
-                "there is no section {n}: the document has {} sections",
-                doc.sections.len()
+                "there is no section {n}: the document has {} (numbered from 1)",
+                count(doc.sections.len(), "section")
             );
         }
         return Ok(vec![Container::Section(n - 1)]);
@@ -58,8 +63,8 @@ fn containers(doc: &Document, args: &ReorderArgs) -> anyhow::Result<Vec<Containe
             .nth(n.wrapping_sub(1));
         let Some((section, paragraph)) = found else {
             bail!(
-                "there is no paragraph {n}: the document has {} paragraphs",
-                doc.paragraphs().count()
+                "there is no paragraph {n}: the document has {} (numbered from 1)",
+                count(doc.paragraphs().count(), "paragraph")
             );
         };
         return Ok(vec![Container::Paragraph { section, paragraph }]);
