@@ -16,8 +16,9 @@ tables, biases and LayerNorms, plus the linear head. This script builds the grap
   its sha256;
 - after the encoder: mean pooling over the attention mask and the linear head.
 
-Inputs `input_ids`, `attention_mask`, `token_type_ids` (int64, [batch, sequence]); output `logit`
-(float32, [batch]): the logit of P(a before b).
+Inputs `input_ids`, `attention_mask`, `token_type_ids` (int64, [batch, sequence]); outputs
+(float32, [batch]) `logit`, the logit of P(a before b), and, when the adapter's head has a second
+row, `next`, the logit of P(b directly follows a).
 
 Usage: export_cross.py MODEL_DIR ADAPTER OUT_ONNX [--check FIXTURE]
   MODEL_DIR holds config.json and model.safetensors (the package's `model/` folder); with --check,
@@ -37,6 +38,10 @@ from safetensors.numpy import load_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from export_minilm import BERT_LAYER, OPSET, Graph, encoder, layer_norm, mask_bias, write  # noqa: E402
+
+
+# Output names, one per row of the adapter's head.
+OUTPUTS = ("logit", "next")
 
 
 def load_adapter(path: Path):
@@ -92,18 +97,27 @@ def build(model_dir: Path, adapter_path: Path) -> onnx.ModelProto:
     counts = g.op("ReduceSum", [m, g.const("axis1b", np.array([1], np.int64))], "pool.count", keepdims=0)
     counts = g.op("Max", [counts, g.const("min_count", np.array(1e-9, np.float32))], "pool.count_clamped")
     mean = g.op("Div", [summed, counts], "pool.mean")
-    head = g.op("MatMul", [mean, g.const("head.w", adapter["head.weight"].reshape(hidden, 1))], "head.matmul")
-    head = g.op("Add", [head, g.const("head.b", adapter["head.bias"].reshape(1))], "head.add")
-    g.nodes.append(helper.make_node("Squeeze", [head, g.const("axis1c", np.array([1], np.int64))], ["logit"], name="logit"))
+    # The linear head: one row per output (precedence, then the successor when trained).
+    rows = adapter["head.weight"].reshape(-1, hidden)
+    biases = adapter["head.bias"].reshape(-1)
+    names = OUTPUTS[: len(biases)]
+    for k, name in enumerate(names):
+        prefix = "head" if k == 0 else f"head{k}"
+        head = g.op("MatMul", [mean, g.const(f"{prefix}.w", rows[k].reshape(hidden, 1))], f"{prefix}.matmul")
+        head = g.op("Add", [head, g.const(f"{prefix}.b", biases[k].reshape(1))], f"{prefix}.add")
+        axis = g.const("axis1c" if k == 0 else f"axis1c{k}", np.array([1], np.int64))
+        g.nodes.append(helper.make_node("Squeeze", [head, axis], [name], name=name))
 
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"]) for n in ["input_ids", "attention_mask", "token_type_ids"]]
-    out = helper.make_tensor_value_info("logit", TensorProto.FLOAT, ["batch"])
-    graph = helper.make_graph(g.nodes, "segue-cross-precedence", inputs, [out], g.inits)
+    outs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, ["batch"]) for name in names]
+    graph = helper.make_graph(g.nodes, "segue-cross-precedence", inputs, outs, g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="segue-export", producer_version="1")
     model.ir_version = 8
     model.doc_string = (
         "Segue sentence-precedence cross-encoder: all-MiniLM-L6-v2 fine-tuned on [CLS] a [SEP] b [SEP], "
-        f"rank-{meta.get('rank', '?')} adapter; output: logit of P(a before b); exported by segue models/export/export_cross.py"
+        f"rank-{meta.get('rank', '?')} adapter; "
+        + ("output: logit of P(a before b)" if len(names) == 1 else "outputs: logit, next (logits of P(a before b) and of P(b directly follows a))")
+        + "; exported by segue models/export/export_cross.py"
     )
     onnx.checker.check_model(model, full_check=True)
     return model
@@ -127,8 +141,12 @@ def check(onnx_path: Path, fixture_path: Path):
             "attention_mask": np.array([e.attention_mask], np.int64),
             "token_type_ids": np.array([e.type_ids], np.int64),
         }
-        logit = float(sess.run(["logit"], feed)[0][0])
-        worst = max(worst, abs(logit - p["logit"]))
+        names = [o.name for o in sess.get_outputs()]
+        got = [float(v[0]) for v in sess.run(names, feed)]
+        want = [p["logit"]] + ([p["next"]] if "next" in p else [])
+        if len(got) != len(want):
+            raise SystemExit(f"{onnx_path}: outputs {names}, but the fixture has {len(want)} logits per pair")
+        worst = max([worst] + [abs(a - b) for a, b in zip(got, want)])
     if worst > 1e-3:
         raise SystemExit(f"{onnx_path}: logits differ from the fixture by up to {worst:.2e}")
     print(f"{onnx_path}: matches {fixture_path.name} ({len(fixture['pairs'])} pairs, largest difference {worst:.1e})")

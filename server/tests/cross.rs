@@ -21,7 +21,11 @@ fn meta() -> OrderingMeta {
     OrderingMeta::parse(&text).expect("the committed metadata parses")
 }
 
-fn fixture() -> Vec<(String, String, f32)> {
+/// A fixture pair: both texts, PyTorch's precedence logit and, for a model with a successor
+/// output, its successor logit.
+type FixturePair = (String, String, f32, Option<f32>);
+
+fn fixture() -> Vec<FixturePair> {
     let text = std::fs::read_to_string(models().join("ordering/cross-fixture.json"))
         .expect("models/ordering/cross-fixture.json is committed");
     let v: serde_json::Value = serde_json::from_str(&text).expect("the fixture parses");
@@ -34,6 +38,7 @@ fn fixture() -> Vec<(String, String, f32)> {
                 p["a"].as_str().expect("a").to_string(),
                 p["b"].as_str().expect("b").to_string(),
                 p["logit"].as_f64().expect("logit") as f32,
+                p.get("next").and_then(|y| y.as_f64()).map(|y| y as f32),
             )
         })
         .collect()
@@ -85,23 +90,44 @@ fn the_export_matches_pytorch_and_caches_pairs() {
     let fx = fixture();
     let pairs: Vec<(&str, &str)> = fx
         .iter()
-        .map(|(a, b, _)| (a.as_str(), b.as_str()))
+        .map(|(a, b, _, _)| (a.as_str(), b.as_str()))
         .collect();
-    let got = cross.logits(&pairs).expect("it runs");
-    for ((a, b, want), got) in fx.iter().zip(&got) {
+    let both = cross.pair_logits(&pairs).expect("it runs");
+    let got: Vec<f32> = both.iter().map(|p| p.precedence).collect();
+    for ((a, b, want, want_next), got) in fx.iter().zip(&both) {
         assert!(
-            (got - want).abs() < 1e-3,
-            "{a:?} / {b:?}: {got} (Rust) vs {want} (PyTorch)"
+            (got.precedence - want).abs() < 1e-3,
+            "{a:?} / {b:?}: {} (Rust) vs {want} (PyTorch)",
+            got.precedence
         );
+        assert_eq!(
+            got.next.is_some(),
+            want_next.is_some(),
+            "the export and the fixture disagree on the successor output"
+        );
+        if let (Some(got), Some(want)) = (got.next, want_next) {
+            assert!(
+                (got - want).abs() < 1e-3,
+                "{a:?} / {b:?}: successor {got} (Rust) vs {want} (PyTorch)"
+            );
+        }
     }
+    assert_eq!(cross.has_successor(), fx.iter().all(|p| p.3.is_some()));
     let run = cross.pairs_run();
     assert_eq!(run, pairs.len() as u64);
+    // Both outputs are cached together: asking for the precedence alone runs nothing.
+    assert_eq!(cross.logits(&pairs).expect("it runs"), got);
+    assert_eq!(cross.pairs_run(), run);
     // The same pairs again, reordered and with other whitespace: all from the cache.
-    let again: Vec<String> = fx.iter().rev().map(|(a, _, _)| format!("  {a} ")).collect();
+    let again: Vec<String> = fx
+        .iter()
+        .rev()
+        .map(|(a, _, _, _)| format!("  {a} "))
+        .collect();
     let pairs2: Vec<(&str, &str)> = again
         .iter()
         .zip(fx.iter().rev())
-        .map(|(a, (_, b, _))| (a.as_str(), b.as_str()))
+        .map(|(a, (_, b, _, _))| (a.as_str(), b.as_str()))
         .collect();
     let got2 = cross.logits(&pairs2).expect("it runs");
     assert_eq!(cross.pairs_run(), run, "every pair came from the cache");
@@ -150,6 +176,18 @@ fn the_ordering_model_uses_it_for_small_sentence_sets() {
             }
         }
     }
+    // The successor enters exactly when the export has it and the weights use it.
+    let successor = model.cross_encoder().expect("it loaded").has_successor();
+    assert_eq!(obj.scores.cross_next.is_empty(), !successor);
+    if successor {
+        for i in 0..units.len() {
+            let row: f64 = (0..units.len())
+                .filter(|&j| j != i)
+                .map(|j| obj.scores.cross_next[i * 6 + j].exp())
+                .sum();
+            assert!((row - 1.0).abs() < 1e-9, "{row}");
+        }
+    }
     assert!(
         model.summary().contains("cross-encoder on"),
         "{}",
@@ -173,6 +211,7 @@ fn the_ordering_model_uses_it_for_small_sentence_sets() {
         .expect("it scores");
     assert_eq!(obj.cross, CrossUse::NotApplicable);
     assert!(obj.scores.cross.is_empty());
+    assert!(obj.scores.cross_next.is_empty());
 }
 
 #[test]

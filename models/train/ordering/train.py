@@ -211,6 +211,8 @@ def chain_matrix(c, w):
         xborda = c["xprec"].sum(1) - c["xprec"].sum(0)
         phi = phi + w.get("cross_borda", 0) * xborda
         adj = adj + w.get("cross_precedence", 0) * c["xprec"]
+    if "xnext" in c:  # the cross-encoder's successor: log P(j directly follows i), softmax over j
+        adj = adj + w.get("cross_next", 0) * c["xnext"]
     adj = adj + phi[:, None] - phi[None, :]
     np.fill_diagonal(adj, 0.0)
     return adj
@@ -260,9 +262,11 @@ GRID = {
     "borda": [0.0, 0.05, 0.1, 0.3],
     "opening": [0.0, 0.5, 1.0, 2.0],
     "closing": [0.0, 0.5, 1.0],
-    # Only searched by cross/tune.py, where the components carry the cross-encoder's "xprec".
+    # Only searched by cross/tune.py, where the components carry the cross-encoder's "xprec"
+    # (and "xnext" when it has a successor output).
     "cross_precedence": [0.0, 0.5, 1.0, 2.0, 4.0],
     "cross_borda": [0.0, 0.05, 0.1, 0.3, 0.6, 1.0],
+    "cross_next": [0.0, 0.25, 0.5, 1.0, 2.0, 4.0],
 }
 
 

@@ -296,15 +296,31 @@ fn cross_check(options: &ModelOptions) -> bool {
     };
     let loaded = start.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    match cross.precedence(&CROSS_SMOKE) {
-        Ok(x) => {
+    match cross.set_logits(&CROSS_SMOKE) {
+        Ok(logits) => {
+            let x = &logits.precedence;
             let n = CROSS_SMOKE.len();
             let agree = (0..n)
                 .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
                 .filter(|&(i, j)| x[i * n + j] > x[j * n + i])
                 .count();
+            let successor = match &logits.next {
+                // The successor each sentence but the last gets, by its largest logit.
+                Some(y) => {
+                    let right = (0..n - 1)
+                        .filter(|&i| {
+                            (0..n)
+                                .filter(|&j| j != i)
+                                .max_by(|&a, &b| y[i * n + a].total_cmp(&y[i * n + b]))
+                                == Some(i + 1)
+                        })
+                        .count();
+                    format!("; successor right for {right} of {}", n - 1)
+                }
+                None => "; no successor output".to_string(),
+            };
             println!(
-                "cross-encoder:   loaded in {loaded:.0} ms on {}; {} pairs in {:.1} ms; original order preferred for {agree} of 3 pairs",
+                "cross-encoder:   loaded in {loaded:.0} ms on {}; {} pairs in {:.1} ms; original order preferred for {agree} of 3 pairs{successor}",
                 cross.provider(),
                 n * (n - 1),
                 t.elapsed().as_secs_f64() * 1e3

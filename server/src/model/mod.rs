@@ -25,7 +25,7 @@ pub mod files;
 pub mod runtime;
 
 pub use cache::{CacheStats, EmbeddingCache};
-pub use cross::CrossEncoder;
+pub use cross::{CrossEncoder, PairLogits, SetLogits};
 pub use encoder::{Encoder, EncoderInfo};
 pub use files::{ModelSpec, MINILM};
 pub use runtime::{LibrarySource, Provider, Runtime};

@@ -20,14 +20,15 @@
 //!
 //! ```text
 //! adj(i, j) = w.successor·S[i][j] + w.coherence·cos(i, j) + w.precedence·P[i][j]
-//!             + w.cross_precedence·X[i][j]
+//!             + w.cross_precedence·X[i][j] + w.cross_next·Y[i][j]
 //! φ(i)      = w.opening·O[i] − w.closing·C[i] + w.borda·borda(i) + w.cross_borda·xborda(i)
 //! score(o)  = Σ_k adj(o_k, o_k+1) + φ(o_first) − φ(o_last)
 //! ```
 //!
 //! **Cross-encoder.** `X[i][j] = log σ((x[i][j] − x[j][i]) / 2)` with `x` the logits of the
 //! sentence-precedence cross-encoder ([`crate::model::cross`]), which reads both sentences at once,
-//! and `xborda` its Borda count. It costs `n(n − 1)` pair passes, so it is used only at the levels
+//! and `xborda` its Borda count; `Y[i][j]` its successor, the log-softmax over `j ≠ i` of the
+//! logit that `j` directly follows `i` (exports without that output leave it out). It costs `n(n − 1)` pair passes, so it is used only at the levels
 //! and up to the set size the metadata's `cross` section names (sentences, 16), loaded on first
 //! use, with its own weights set on dev data; otherwise, or when it is not installed, the heads'
 //! objective applies with the level's own weights ([`OrderingModel::objective`]).
@@ -110,6 +111,8 @@ pub struct OrderWeights {
     pub cross_precedence: f64,
     /// The cross-encoder's Borda potential.
     pub cross_borda: f64,
+    /// The cross-encoder's log-probability that the next unit directly follows.
+    pub cross_next: f64,
 }
 
 impl OrderWeights {
@@ -825,9 +828,12 @@ impl OrderingModel {
         };
         let texts: Vec<String> = units.iter().map(|u| u.join(" ")).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        match encoder.precedence(&refs) {
+        match encoder.set_logits(&refs) {
             Ok(x) => Ok(Objective {
-                scores: scores.with_cross(&x),
+                scores: match &x.next {
+                    Some(y) => scores.with_cross(&x.precedence).with_cross_successor(y),
+                    None => scores.with_cross(&x.precedence),
+                },
                 weights,
                 cross: CrossUse::Used,
             }),
@@ -911,6 +917,9 @@ pub struct OrderScores {
     /// The cross-encoder's `log σ((X[i][j] − X[j][i]) / 2)`, `X` its logits of "i before j";
     /// empty when the set was scored without it.
     pub cross: Vec<f64>,
+    /// The cross-encoder's `log P(j directly follows i)` (log-softmax over `j ≠ i` of its
+    /// successor logits); empty when the set was scored without it or the export has no successor.
+    pub cross_next: Vec<f64>,
 }
 
 impl OrderScores {
@@ -944,6 +953,7 @@ impl OrderScores {
             opening: log_softmax(&out.opening, |_| true),
             closing: log_softmax(&out.closing, |_| true),
             cross: Vec::new(),
+            cross_next: Vec::new(),
         }
     }
 
@@ -967,8 +977,31 @@ impl OrderScores {
         self
     }
 
+    /// The same scores with the cross-encoder's successor logits `y` (row-major `[n, n]`,
+    /// `y[i·n + j]` the logit that `j` directly follows `i`, see [`crate::model::SetLogits`]);
+    /// logits of the wrong size are ignored.
+    pub fn with_cross_successor(mut self, y: &[f32]) -> OrderScores {
+        let n = self.n;
+        if y.len() != n * n {
+            return self;
+        }
+        let mut next = vec![0.0; n * n];
+        for i in 0..n {
+            let lp = log_softmax(&y[i * n..(i + 1) * n], |j| j != i);
+            for j in (0..n).filter(|&j| j != i) {
+                next[i * n + j] = lp[j];
+            }
+        }
+        self.cross_next = next;
+        self
+    }
+
     fn cross_at(&self, k: usize) -> f64 {
         self.cross.get(k).copied().unwrap_or(0.0)
+    }
+
+    fn cross_next_at(&self, k: usize) -> f64 {
+        self.cross_next.get(k).copied().unwrap_or(0.0)
     }
 
     /// The position potential φ of every unit under `w` (see the module docs).
@@ -1002,6 +1035,7 @@ impl OrderScores {
                         + w.coherence * self.coherence[k]
                         + w.precedence * self.precedence[k]
                         + w.cross_precedence * self.cross_at(k)
+                        + w.cross_next * self.cross_next_at(k)
                         + phi[i]
                         - phi[j];
                 }
@@ -1284,6 +1318,47 @@ mod tests {
         let t = scored.chain(&w);
         let note = t.reason(0, 1).note.unwrap_or_default();
         assert!(note.contains("expects it to come before"), "{note}");
+    }
+
+    #[test]
+    fn the_cross_successor_enters_the_objective_as_configured() {
+        let n = 4;
+        let out = outputs(n, 3);
+        let vectors = vec![vec![1.0, 0.0]; n];
+        let plain = OrderScores::new(&out, &vectors);
+        // Successor logits that say 2 → 0 → 3 → 1.
+        let mut y = vec![-3.0f32; n * n];
+        for (i, j) in [(2, 0), (0, 3), (3, 1)] {
+            y[i * n + j] = 5.0;
+        }
+        let scored = plain.clone().with_cross_successor(&y);
+        assert_eq!(
+            plain.clone().with_cross_successor(&y[..15]),
+            plain,
+            "wrong sizes are ignored"
+        );
+        for i in 0..n {
+            let total: f64 = (0..n)
+                .filter(|&j| j != i)
+                .map(|j| scored.cross_next[i * n + j].exp())
+                .sum();
+            assert!((total - 1.0).abs() < 1e-9, "row {i} sums to {total}");
+        }
+        let w = OrderWeights {
+            successor: 0.1,
+            ..OrderWeights::default()
+        };
+        assert_eq!(
+            scored.chain(&w).objective(&[0, 1, 2, 3]),
+            plain.chain(&w).objective(&[0, 1, 2, 3]),
+            "no weight, no effect"
+        );
+        let next = OrderWeights {
+            cross_next: 1.0,
+            ..w
+        };
+        let (best, _) = crate::order::reorder::propose_order(&scored.chain(&next));
+        assert_eq!(best, vec![2, 0, 3, 1]);
     }
 
     #[test]

