@@ -38,7 +38,7 @@ const BATCH: usize = 32;
 const CACHE_CAPACITY: usize = 200_000;
 
 /// The cross-encoder's logits for one ordered pair `(a, b)`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PairLogits {
     /// Logit of P(a before b).
     pub precedence: f32,
@@ -193,15 +193,7 @@ impl CrossEncoder {
                 out[i] = Some(x);
             }
         }
-        Ok(out
-            .into_iter()
-            .map(|x| {
-                x.unwrap_or(PairLogits {
-                    precedence: 0.0,
-                    next: None,
-                })
-            })
-            .collect())
+        Ok(out.into_iter().map(Option::unwrap_or_default).collect())
     }
 
     /// `X` (row-major `[n, n]`, zero diagonal): `X[i][j]` is the logit of "sentence i comes before
@@ -249,13 +241,7 @@ impl CrossEncoder {
             .map_err(|e| fail(e.to_string()))?;
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
-        let mut out = vec![
-            PairLogits {
-                precedence: 0.0,
-                next: None,
-            };
-            encodings.len()
-        ];
+        let mut out = vec![PairLogits::default(); encodings.len()];
         for batch in order.chunks(BATCH) {
             let padded = PaddedBatch::new(&encodings, batch);
             let shape = padded.shape();
