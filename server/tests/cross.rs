@@ -225,9 +225,26 @@ fn a_missing_or_corrupt_export_falls_back_to_the_heads() {
     std::fs::create_dir(tmp.path().join("onnx")).expect("mkdir");
     std::os::unix::fs::symlink(models().join("onnx/minilm"), tmp.path().join("onnx/minilm"))
         .expect("link");
-    let options = ModelOptions::from_env();
-    let model = OrderingModel::load_from(&models().join("ordering"), tmp.path(), &options)
-        .expect("the heads load without the cross-encoder");
+    let model = falls_back(tmp.path());
+    assert!(
+        model.summary().contains("cross-encoder unavailable"),
+        "{}",
+        model.summary()
+    );
+
+    // A corrupt export is an error naming the fix, not a crash; the heads still order.
+    std::fs::create_dir(tmp.path().join("onnx/cross")).expect("mkdir");
+    std::fs::write(tmp.path().join("onnx/cross/model.onnx"), b"not a model").expect("write");
+    falls_back(tmp.path());
+}
+
+/// Loads the ordering model with the models folder `dir` and checks that the sentence objective
+/// falls back to the heads: the cross-encoder failed with an error naming `models/install`, and
+/// the heads' own weights and scores are used.
+fn falls_back(dir: &std::path::Path) -> OrderingModel {
+    let model =
+        OrderingModel::load_from(&models().join("ordering"), dir, &ModelOptions::from_env())
+            .expect("the heads load without the cross-encoder");
     let units: Vec<Unit<'_>> = ABSTRACT.iter().map(|s| vec![*s]).collect();
     let vectors = vec![vec![0.05f32; model.meta().embedding.dim]; units.len()];
     let obj = model
@@ -239,23 +256,5 @@ fn a_missing_or_corrupt_export_falls_back_to_the_heads() {
     }
     assert_eq!(Some(obj.weights), model.weights(Level::Sentence));
     assert!(obj.scores.cross.is_empty());
-    assert!(
-        model.summary().contains("cross-encoder unavailable"),
-        "{}",
-        model.summary()
-    );
-
-    // A corrupt export is an error naming the fix, not a crash; the heads still order.
-    std::fs::create_dir(tmp.path().join("onnx/cross")).expect("mkdir");
-    std::fs::write(tmp.path().join("onnx/cross/model.onnx"), b"not a model").expect("write");
-    let model = OrderingModel::load_from(&models().join("ordering"), tmp.path(), &options)
-        .expect("the heads load");
-    let obj = model
-        .objective(Level::Sentence, &units, &vectors)
-        .expect("it scores");
-    match &obj.cross {
-        CrossUse::Failed(why) => assert!(why.contains("models/install"), "{why}"),
-        other => panic!("expected a failure, got {other:?}"),
-    }
-    assert_eq!(Some(obj.weights), model.weights(Level::Sentence));
+    model
 }

@@ -13,7 +13,6 @@ tune.py uses. One abstract is one point of PMR, so model choices need this sampl
 Cross-encoder logits are cached in target/xenc/heldout-NAME-*.npz. Needs models/train/.venv, the
 sentence head's parameters (target/ordering/params-sentence.npz) and the dev embedding caches.
 """
-import hashlib
 import json
 import random
 import sys
@@ -79,14 +78,7 @@ def main():
         print(name, "weights", json.dumps({k: v for k, v in w.items() if v}))
         print(name, "abstracts", TU.rounded(decode.metrics(T.decode_all(ca, w))))
         print(name, "paragraphs", TU.rounded(decode.metrics(T.decode_all(cp, w))))
-        half = np.array([int(hashlib.sha256(i.doc.encode()).hexdigest(), 16) % 2 for i in ia])
-        preds = [None] * len(ca)
-        for fold in (0, 1):
-            wf, _ = T.tune([c for c, h in zip(ca, half) if h != fold] + cp, keys=keys, start=start)
-            idx = [k for k, h in enumerate(half) if h == fold]
-            for k, o in zip(idx, T.decode_all([ca[k] for k in idx], wf)):
-                preds[k] = o
-        print(name, "abstracts 2-fold", TU.rounded(decode.metrics(preds)))
+        print(name, "abstracts 2-fold", TU.rounded(TU.two_fold(ia, ca, keys, start, always=cp)))
     elif len(args) == 3:
         name, onnx, weights = args
         insts = paragraphs()

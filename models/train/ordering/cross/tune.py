@@ -94,6 +94,20 @@ def with_cross(comps, xs):
     return out
 
 
+def two_fold(insts, comps, keys, start, always=()):
+    """2-fold cross-validation over `insts` (halves by a hash of the document id): weights searched
+    on one half (plus the `always` components), decoded on the other, both ways, pooled metrics."""
+    half = np.array([int(hashlib.sha256(i.doc.encode()).hexdigest(), 16) % 2 for i in insts])
+    preds = [None] * len(comps)
+    for fold in (0, 1):
+        fit = [c for c, h in zip(comps, half) if h != fold] + list(always)
+        wf, _ = T.tune(fit, keys=keys, start=start)
+        idx = [k for k, h in enumerate(half) if h == fold]
+        for k, o in zip(idx, T.decode_all([comps[k] for k in idx], wf)):
+            preds[k] = o
+    return decode.metrics(preds)
+
+
 def rounded(m):
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in m.items()}
 
@@ -133,16 +147,7 @@ def main():
         print("cross successor + precedence", rounded(both))
     print("head + cross-encoder        ", {k: v for k, v in w.items() if v}, rounded(m))
 
-    # 2-fold cross-validation over dev: search on one half, measure on the other.
-    half = np.array([int(hashlib.sha256(i.doc.encode()).hexdigest(), 16) % 2 for i in insts])
-    preds = [None] * len(comps)
-    for fold in (0, 1):
-        fit = [c for c, h in zip(comps, half) if h != fold]
-        wf, _ = T.tune(fit, keys=keys, start=start)
-        idx = [k for k, h in enumerate(half) if h == fold]
-        for k, o in zip(idx, T.decode_all([comps[k] for k in idx], wf)):
-            preds[k] = o
-    cv = decode.metrics(preds)
+    cv = two_fold(insts, comps, keys, start)
     print("head + cross-encoder, 2-fold", rounded(cv))
 
     meta["cross"] = {
