@@ -841,6 +841,172 @@ fn eval_json_has_the_documented_shape() {
     );
 }
 
+/// Reads a `--comparisons` file into its JSON objects.
+fn read_comparisons(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("comparisons written")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+#[test]
+fn eval_comparisons_add_up_to_the_accuracy_table() {
+    let dir = temp_dir();
+    let file = dir.path().join("comparisons.jsonl");
+    let run = segue(&[
+        "eval",
+        "--data",
+        "tests/fixtures/eval-small.jsonl",
+        "--scorer",
+        "tier0",
+        "--scorer",
+        "lexical",
+        "--copies",
+        "3",
+        "--json",
+        "--comparisons",
+        file.to_str().expect("utf-8 temp path"),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let comparisons = read_comparisons(&file);
+    let results = run.json()["results"].as_array().expect("results").clone();
+    assert_eq!(results.len(), 2 * 2 * 7);
+    let mut total = 0;
+    for r in &results {
+        let mine: Vec<&Value> = comparisons
+            .iter()
+            .filter(|c| {
+                c["scorer"] == r["scorer"]
+                    && c["level"] == r["level"]
+                    && c["degradation"] == r["degradation"]
+            })
+            .collect();
+        assert_eq!(
+            mine.len() as u64,
+            r["pairs"].as_u64().expect("pairs"),
+            "{r}"
+        );
+        total += mine.len();
+        if mine.is_empty() {
+            continue;
+        }
+        let wins: f64 = mine
+            .iter()
+            .map(|c| {
+                let (o, d) = (
+                    c["original"].as_f64().unwrap(),
+                    c["degraded"].as_f64().unwrap(),
+                );
+                if (o - d).abs() < 1e-12 {
+                    0.5
+                } else if o > d {
+                    1.0
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        let accuracy = r["accuracy"].as_f64().expect("accuracy");
+        assert!((wins / mine.len() as f64 - accuracy).abs() < 1e-9, "{r}");
+        assert!(mine
+            .iter()
+            .all(|c| c["doc"].is_u64() && c["copy"].as_u64() < Some(3)));
+    }
+    assert_eq!(total, comparisons.len());
+    assert!(total > 0);
+
+    let unwritable = segue(&[
+        "eval",
+        "--data",
+        "tests/fixtures/eval-small.jsonl",
+        "--scorer",
+        "lexical",
+        "--comparisons",
+        "/nonexistent/dir/comparisons.jsonl",
+    ]);
+    assert_eq!(unwritable.code, 2, "{}", unwritable.stderr);
+    assert!(
+        unwritable.stderr.contains("cannot write"),
+        "{}",
+        unwritable.stderr
+    );
+}
+
+#[test]
+fn tier1_is_the_weighted_mean_of_its_parts_on_real_models() {
+    if !models_installed() {
+        return;
+    }
+    let dir = temp_dir();
+    let file = dir.path().join("comparisons.jsonl");
+    let mut args = vec![
+        "eval",
+        "--tier",
+        "1",
+        "--data",
+        "tests/fixtures/eval-small.jsonl",
+    ];
+    for s in ["tier1", "embedding", "tier0", "ordering-head"] {
+        args.extend(["--scorer", s]);
+    }
+    args.extend([
+        "--copies",
+        "2",
+        "--comparisons",
+        file.to_str().expect("utf-8"),
+    ]);
+    // The `segue` helper points at no models; this test needs the installed ones.
+    let out = Command::new(env!("CARGO_BIN_EXE_segue"))
+        .args(&args)
+        .current_dir(root())
+        .output()
+        .expect("segue runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let weights: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("models/tier1/tier1.json")).expect("tier1.json"),
+    )
+    .expect("JSON");
+    let comparisons = read_comparisons(&file);
+    let blended: Vec<&Value> = comparisons
+        .iter()
+        .filter(|c| c["scorer"] == "tier1")
+        .collect();
+    assert!(blended.len() > 20, "{}", blended.len());
+    for c in blended {
+        let w = &weights["levels"][c["level"].as_str().expect("level")];
+        let sum: f64 = ["embedding", "tier0", "ordering-head"]
+            .iter()
+            .map(|p| w[p].as_f64().expect("weight"))
+            .sum();
+        for side in ["original", "degraded"] {
+            let want: f64 = ["embedding", "tier0", "ordering-head"]
+                .iter()
+                .map(|p| {
+                    let part = comparisons
+                        .iter()
+                        .find(|o| {
+                            o["scorer"] == *p
+                                && o["level"] == c["level"]
+                                && o["degradation"] == c["degradation"]
+                                && o["doc"] == c["doc"]
+                                && o["copy"] == c["copy"]
+                        })
+                        .expect("the part's comparison");
+                    w[p].as_f64().unwrap() / sum * part[side].as_f64().unwrap()
+                })
+                .sum();
+            let got = c[side].as_f64().expect("score");
+            assert!((got - want).abs() < 1e-9, "{c}: {got} vs {want}");
+        }
+    }
+}
+
 #[test]
 fn train_tier0_writes_json_weights() {
     let dir = temp_dir();

@@ -4,7 +4,9 @@ use super::check::scorers_for;
 use crate::config::{parse_tier, TierChoice};
 use crate::eval::data::read_corpus;
 use crate::eval::degrade::Degradation;
-use crate::eval::discrimination::{discriminate, units, DiscriminationRow, DiscriminationSpec};
+use crate::eval::discrimination::{
+    comparisons, tally, units, Comparison, DiscriminationRow, DiscriminationSpec,
+};
 use crate::eval::findings_eval::{findings_test, FindingsRow};
 use crate::eval::ordering::{order, Decoder, OrderingRow, OrderingSpec};
 use crate::score::findings::Calibration;
@@ -56,6 +58,11 @@ pub struct EvalArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Discrimination: also write every comparison (scorer, level, degradation, document, copy,
+    /// original and degraded score) to this JSONL file, for significance tests and for fitting
+    /// combinations of scorers.
+    #[arg(long, value_name = "FILE")]
+    pub comparisons: Option<PathBuf>,
 }
 
 /// `--task` values.
@@ -132,14 +139,21 @@ pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
                 copies: args.copies.max(1),
                 seed: args.seed,
             };
-            let rows: Vec<DiscriminationRow> = {
+            let per_scorer: Vec<Vec<Comparison>> = {
                 use rayon::prelude::*;
                 scorers
                     .par_iter()
-                    .map(|s| discriminate(s.as_ref(), &docs, &spec))
-                    .collect::<Vec<_>>()
-                    .concat()
+                    .map(|s| comparisons(s.as_ref(), &docs, &spec))
+                    .collect()
             };
+            let rows: Vec<DiscriminationRow> = scorers
+                .iter()
+                .zip(&per_scorer)
+                .flat_map(|(s, c)| tally(s.name(), c, &spec))
+                .collect();
+            if let Some(path) = &args.comparisons {
+                write_comparisons(path, &per_scorer)?;
+            }
             if args.json {
                 let out =
                     json!({"task": "discrimination", "documents": docs.len(), "results": rows});
@@ -231,6 +245,23 @@ pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// Writes `per_scorer` as JSONL to `path` (through a temporary file, renamed into place).
+fn write_comparisons(path: &std::path::Path, per_scorer: &[Vec<Comparison>]) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut buf = Vec::new();
+    for c in per_scorer.iter().flatten() {
+        serde_json::to_writer(&mut buf, c)?;
+        buf.push(b'\n');
+    }
+    let tmp = path.with_extension("jsonl.tmp");
+    let mut f =
+        std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+    f.write_all(&buf)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
 }
 
 fn print_discrimination(rows: &[DiscriminationRow], spec: &DiscriminationSpec, documents: usize) {

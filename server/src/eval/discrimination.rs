@@ -63,15 +63,49 @@ fn rng_for(seed: u64, doc: usize, level: Level, d: Degradation) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(mix)
 }
 
-/// Runs the discrimination test of `scorer` over `docs`.
-pub fn discriminate(
+/// One comparison of the test: the scores of a document's original order and of one degraded
+/// copy, as `segue eval --comparisons` writes them (for significance tests and for fitting
+/// combinations of scorers).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// Scorer name.
+    pub scorer: String,
+    /// Level.
+    pub level: Level,
+    /// Degradation name.
+    pub degradation: String,
+    /// Index of the document in the corpus.
+    pub doc: usize,
+    /// Index of the copy (0-based) for this document, level and degradation.
+    pub copy: usize,
+    /// Score of the original order.
+    pub original: f64,
+    /// Score of the degraded copy.
+    pub degraded: f64,
+}
+
+impl Comparison {
+    /// 1 when the original scored higher, 0 when lower, ½ for a tie.
+    pub fn win(&self) -> f64 {
+        if (self.original - self.degraded).abs() < 1e-12 {
+            0.5
+        } else if self.original > self.degraded {
+            1.0
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Every comparison of the discrimination test of `scorer` over `docs`, level by level, document
+/// by document, degradation by degradation.
+pub fn comparisons(
     scorer: &dyn Scorer,
     docs: &[CorpusDoc],
     spec: &DiscriminationSpec,
-) -> Vec<DiscriminationRow> {
-    let mut rows = Vec::new();
+) -> Vec<Comparison> {
+    let mut out = Vec::new();
     for &level in &spec.levels {
-        let mut tallies = vec![(0.0f64, 0usize); spec.degradations.len()];
         for (di, doc) in docs.iter().enumerate() {
             let units = units(doc, level);
             if units.len() < 2 {
@@ -80,37 +114,62 @@ pub fn discriminate(
             let table = scorer.prepare(&units, level);
             let identity: Vec<usize> = (0..units.len()).collect();
             let original = order_score(table.as_ref(), &identity);
-            for (k, &d) in spec.degradations.iter().enumerate() {
+            for &d in &spec.degradations {
                 let mut rng = rng_for(spec.seed, di, level, d);
-                for _ in 0..spec.copies {
+                for copy in 0..spec.copies {
                     let Some(order) = d.apply(units.len(), &mut rng) else {
                         break;
                     };
-                    let degraded = order_score(table.as_ref(), &order);
-                    let win = if (original - degraded).abs() < 1e-12 {
-                        0.5
-                    } else if original > degraded {
-                        1.0
-                    } else {
-                        0.0
-                    };
-                    tallies[k].0 += win;
-                    tallies[k].1 += 1;
+                    out.push(Comparison {
+                        scorer: scorer.name().to_string(),
+                        level,
+                        degradation: d.to_string(),
+                        doc: di,
+                        copy,
+                        original,
+                        degraded: order_score(table.as_ref(), &order),
+                    });
                 }
             }
         }
-        for (k, d) in spec.degradations.iter().enumerate() {
-            let (wins, pairs) = tallies[k];
+    }
+    out
+}
+
+/// The accuracy rows of `comparisons` (all of one scorer), one per level and degradation of
+/// `spec`, in its order.
+pub fn tally(
+    scorer: &str,
+    comparisons: &[Comparison],
+    spec: &DiscriminationSpec,
+) -> Vec<DiscriminationRow> {
+    let mut rows = Vec::new();
+    for &level in &spec.levels {
+        for d in &spec.degradations {
+            let name = d.to_string();
+            let (wins, pairs) = comparisons
+                .iter()
+                .filter(|c| c.level == level && c.degradation == name)
+                .fold((0.0, 0usize), |(w, n), c| (w + c.win(), n + 1));
             rows.push(DiscriminationRow {
-                scorer: scorer.name().to_string(),
+                scorer: scorer.to_string(),
                 level,
-                degradation: d.to_string(),
+                degradation: name,
                 accuracy: if pairs == 0 { 0.0 } else { wins / pairs as f64 },
                 pairs,
             });
         }
     }
     rows
+}
+
+/// Runs the discrimination test of `scorer` over `docs`.
+pub fn discriminate(
+    scorer: &dyn Scorer,
+    docs: &[CorpusDoc],
+    spec: &DiscriminationSpec,
+) -> Vec<DiscriminationRow> {
+    tally(scorer.name(), &comparisons(scorer, docs, spec), spec)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub mod logistic;
 pub mod precedence;
 pub mod registry;
 pub mod tier0;
+pub mod tier1;
 pub mod tokens;
 pub mod train;
 

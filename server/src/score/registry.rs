@@ -2,12 +2,14 @@
 //!
 //! Tier 0 ([`ScorerSet::builtin`]) is always there. [`add_models`] adds the tier-1 scorers when the
 //! sentence encoder loads: `embedding`, then `ordering` / `ordering-head` and `bbscore` / `bbscore-clf` when their
-//! committed heads load too (each missing head only leaves its own scorers out). Both front ends
+//! committed heads load too (each missing head only leaves its own scorers out), and `tier1`, the
+//! blend of `embedding`, `tier0` and `ordering-head`, when its parts are there. Both front ends
 //! (`segue check` and friends, and the language server) build their registry here.
 
 use super::bbscore::{BbModel, BbScore};
 use super::embedding::Embedding;
 use super::precedence::{OrderingScorer, Variant};
+use super::tier1::{Tier1, Tier1Weights};
 use super::ScorerSet;
 use crate::model::{shared_encoder, ModelError, ModelOptions};
 use crate::order::model::OrderingModel;
@@ -26,6 +28,7 @@ pub const MODEL_SCORERS: &[&str] = &[
     "ordering-head",
     "bbscore",
     "bbscore-clf",
+    "tier1",
 ];
 
 /// Adds the tier-1 scorers to `set`. `log` receives one line per model loaded (where it runs) and
@@ -51,6 +54,9 @@ pub fn add_models(
             ));
         }
         Err(e) => log(format!("warning: {e}; the ordering scorer is left out")),
+    }
+    if let Some(blend) = Tier1::from_set(set, Tier1Weights::shipped()) {
+        set.register(Arc::new(blend));
     }
     match BbModel::load(options) {
         Ok(model) => {
