@@ -1008,6 +1008,44 @@ fn tier1_is_the_weighted_mean_of_its_parts_on_real_models() {
 }
 
 #[test]
+fn tier1_flags_the_off_topic_sentence_of_the_sample() {
+    if !models_installed() {
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_segue"))
+        .args([
+            "check",
+            "--tier",
+            "1",
+            "--scorer",
+            "tier1",
+            "--format",
+            "json",
+            "docs/sample.md",
+        ])
+        .current_dir(root())
+        .output()
+        .expect("segue runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(json["scorer"], "tier1");
+    let source = std::fs::read_to_string(root().join("docs/sample.md")).expect("sample");
+    let flagged = flagged_texts(&json, &source);
+    assert!(
+        flagged
+            .iter()
+            .any(|s| s.starts_with("My grandmother grows prize-winning tomatoes")),
+        "{flagged:#?}"
+    );
+}
+
+#[test]
 fn train_tier0_writes_json_weights() {
     let dir = temp_dir();
     let out = dir.path().join("tier0");

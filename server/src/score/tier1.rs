@@ -139,16 +139,24 @@ impl Pairwise for Tier1Pairs<'_> {
             .clamp(0.0, 1.0)
     }
 
-    /// The words the units share (from `tier0`), the embedding's cosine and the ordering model's
-    /// view of the direction.
+    /// The words the units share (from `tier0`), the embedding's cosine, and the ordering model's
+    /// view of the direction when it prefers the other one (`to` before `from`).
     fn reason(&self, from: usize, to: usize) -> Reason {
-        let reasons: Vec<Reason> = self.tables.iter().map(|t| t.reason(from, to)).collect();
-        let notes: Vec<String> = [0, 2]
-            .iter()
-            .filter_map(|&k| reasons.get(k).and_then(|r| r.note.clone()))
-            .collect();
+        let note = |k: usize| self.tables.get(k).and_then(|t| t.reason(from, to).note);
+        let mut notes: Vec<String> = note(0).into_iter().collect();
+        let against = self
+            .tables
+            .get(2)
+            .is_some_and(|t| t.transition(from, to) < t.transition(to, from));
+        if against {
+            notes.extend(note(2));
+        }
         Reason {
-            shared: reasons.get(1).map(|r| r.shared.clone()).unwrap_or_default(),
+            shared: self
+                .tables
+                .get(1)
+                .map(|t| t.reason(from, to).shared)
+                .unwrap_or_default(),
             note: (!notes.is_empty()).then(|| notes.join("; ")),
         }
     }
@@ -304,13 +312,17 @@ mod tests {
     }
 
     #[test]
-    fn the_reason_names_shared_words_from_tier0_and_the_other_notes() {
+    fn the_reason_names_shared_words_from_tier0_and_the_direction_only_when_it_is_against() {
         let tier1 = Tier1::from_set(&set(), Tier1Weights::shipped()).unwrap();
         let units: Vec<Unit<'_>> = vec![vec!["a"], vec!["b"]];
-        let r = tier1.prepare(&units, Level::Sentence).reason(0, 1);
-        assert_eq!(r.shared, vec!["tier0-word".to_string()]);
+        let table = tier1.prepare(&units, Level::Sentence);
+        // The test ordering part prefers lower indices first: 0 → 1 is its order, 1 → 0 is not.
+        let forward = table.reason(0, 1);
+        assert_eq!(forward.shared, vec!["tier0-word".to_string()]);
+        assert_eq!(forward.note.as_deref(), Some("embedding note"));
+        let backward = table.reason(1, 0);
         assert_eq!(
-            r.note.as_deref(),
+            backward.note.as_deref(),
             Some("embedding note; ordering-head note")
         );
     }
