@@ -244,3 +244,50 @@ fn ordering_reorders_a_paragraph_with_the_cross_encoder() {
     );
     assert!(c.shutdown_and_exit().success());
 }
+
+#[test]
+fn the_combined_tier1_scorer_can_be_chosen_in_the_settings() {
+    if !models_installed() {
+        return;
+    }
+    let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
+    c.initialize(
+        push_caps(),
+        None,
+        Some(json!({"debounce": 0, "scorer": "tier1"})),
+    );
+    let path = repo("docs/sample.md");
+    let text = std::fs::read_to_string(&path).expect("sample");
+    let uri = file_uri(&path);
+    c.open(&uri, "markdown", 1, &text);
+    let score = wait_for_scorer(&mut c, &uri, "tier1");
+    assert_eq!(score["scorer"], "tier1", "{score}\n{}", c.stderr_tail());
+    assert_eq!(score["tier"], 1);
+
+    // Its diagnostics flag the sample's off-topic sentence, with the blend's reason.
+    c.drain_for(Duration::from_millis(300));
+    let last = c
+        .take_published(&uri)
+        .into_iter()
+        .rfind(|p| p.version == Some(1))
+        .expect("diagnostics for version 1");
+    let tomato = last
+        .diagnostics
+        .iter()
+        .find(|d| {
+            let s = offset_of(&text, d.range.start);
+            text[s..].starts_with("My grandmother grows prize-winning tomatoes")
+        })
+        .unwrap_or_else(|| panic!("{:#?}\n{}", last.diagnostics, c.stderr_tail()));
+    assert!(tomato.message.contains("cosine"), "{}", tomato.message);
+
+    // The hover names the scorer.
+    let hover = c
+        .request_raw(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri.as_str()}, "position": {"line": 13, "character": 30}}),
+        )
+        .expect("hover");
+    assert!(hover.to_string().contains("tier1"), "{hover}");
+    assert!(c.shutdown_and_exit().success());
+}
