@@ -22,14 +22,15 @@ PARTS = ["embedding", "tier0", "ordering-head"]
 DEGRADATIONS = ["R1", "R2", "R", "D1", "D2", "D5", "D10"]
 
 
-def load(path):
+def load(paths, parts):
     table = {}
-    for line in open(path):
-        r = json.loads(line)
-        if r["scorer"] in PARTS:
-            key = (r["level"], r["degradation"], r["doc"], r["copy"])
-            table.setdefault(key, {})[r["scorer"]] = r["original"] - r["degraded"]
-    return {k: v for k, v in table.items() if len(v) == len(PARTS)}
+    for path in paths:
+        for line in open(path):
+            r = json.loads(line)
+            if r["scorer"] in parts:
+                key = (r["level"], r["degradation"], r["doc"], r["copy"])
+                table.setdefault(key, {})[r["scorer"]] = r["original"] - r["degraded"]
+    return {k: v for k, v in table.items() if len(v) == len(parts)}
 
 
 def fit(x, l2=1e-3, steps=2000, lr=0.5):
@@ -54,15 +55,23 @@ def accuracy(z):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("comparisons")
-    ap.add_argument("--out", help="write the weights here (JSON)")
+    ap.add_argument("comparisons", nargs="+", help="JSONL files from segue eval --comparisons")
+    ap.add_argument("--out", help="write the weights here (JSON; only for the default parts)")
+    ap.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help="comma-separated scorers to blend, to try other blends (default: %(default)s)",
+    )
     ap.add_argument("--source", default="dev.jsonl (490 documents)", help="data description for the JSON")
     args = ap.parse_args()
-    table = load(args.comparisons)
+    parts = args.parts.split(",")
+    if args.out and parts != PARTS:
+        ap.error("--out writes the shipped blend, whose parts are " + ",".join(PARTS))
+    table = load(args.comparisons, parts)
     levels = {}
     for level in ["sentence", "paragraph"]:
         keys = sorted(k for k in table if k[0] == level)
-        d = np.array([[table[k][p] for p in PARTS] for k in keys])
+        d = np.array([[table[k][p] for p in parts] for k in keys])
         docs = np.array([k[2] for k in keys])
         deg = np.array([k[1] for k in keys])
         w = raw_weights(d)
@@ -70,12 +79,12 @@ def main():
         for fold in (0, 1):
             train = docs % 2 != fold
             z2[~train] = d[~train] @ raw_weights(d[train])
-        print(f"\n{level}: {len(keys)} comparisons; weights " + ", ".join(f"{p} {v:.4f}" for p, v in zip(PARTS, w)))
+        print(f"\n{level}: {len(keys)} comparisons; weights " + ", ".join(f"{p} {v:.4f}" for p, v in zip(parts, w)))
         print(f"{'scorer':<22}" + "".join(f"{x:>7}" for x in DEGRADATIONS))
-        rows = [(p, d[:, i]) for i, p in enumerate(PARTS)] + [("tier1", d @ w), ("tier1, 2-fold", z2)]
+        rows = [(p, d[:, i]) for i, p in enumerate(parts)] + [("blend", d @ w), ("blend, 2-fold", z2)]
         for name, z in rows:
             print(f"{name:<22}" + "".join(f"{100 * accuracy(z[deg == x]):7.2f}" for x in DEGRADATIONS))
-        levels[level] = {p: round(float(v), 6) for p, v in zip(PARTS, w)}
+        levels[level] = {p: round(float(v), 6) for p, v in zip(parts, w)}
     if args.out:
         out = {
             "source": f"{args.source}: logistic fit on original-vs-degraded order scores (R1, R2, R, D1, D2, D5, D10; 5 copies, seed 13), models/train/tier1/fit.py",

@@ -1,0 +1,118 @@
+//! Research tool, ignored by default: the discrimination comparisons of each term of the ordering
+//! heads' objective on its own (successor, precedence, Borda, opening, closing), to see whether
+//! `tier1` gains from weighting them separately. Writes `target/comb/terms.jsonl` in the format of
+//! `segue eval --comparisons`, for `models/train/tier1/fit.py --parts`:
+//!
+//! ```sh
+//! cargo test --release -p segue --test discrimination_terms -- --ignored --nocapture
+//! ```
+
+use segue::eval::data::read_corpus;
+use segue::eval::degrade::Degradation;
+use segue::eval::discrimination::{comparisons, DiscriminationSpec};
+use segue::model::{shared_encoder, ModelOptions};
+use segue::order::model::{OrderWeights, OrderingModel};
+use segue::score::precedence::OrderingScorer;
+use segue::score::{Level, Pairwise, Reason, Scorer, Unit};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The heads' objective with one term only.
+struct Term {
+    name: &'static str,
+    weights: OrderWeights,
+    inner: OrderingScorer,
+}
+
+struct Failed(usize);
+
+impl Pairwise for Failed {
+    fn len(&self) -> usize {
+        self.0
+    }
+    fn transition(&self, _: usize, _: usize) -> f64 {
+        0.0
+    }
+    fn reason(&self, _: usize, _: usize) -> Reason {
+        Reason::default()
+    }
+}
+
+impl Scorer for Term {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn description(&self) -> &'static str {
+        "one term of the ordering heads' objective"
+    }
+    fn tier(&self) -> u8 {
+        1
+    }
+    fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
+        let table = self.inner.vectors(units).ok().and_then(|v| {
+            let scores = self.inner.model().scores(level, units, &v).ok()?;
+            Some(scores.chain(&self.weights))
+        });
+        match table {
+            Some(t) => Box::new(t),
+            None => Box::new(Failed(units.len())),
+        }
+    }
+}
+
+#[test]
+#[ignore = "research tool: about 10 minutes on dev with the models"]
+fn ordering_terms_on_dev() {
+    let options = ModelOptions::from_env();
+    let (Ok(encoder), Ok(model)) = (shared_encoder(&options), OrderingModel::load(&options)) else {
+        eprintln!("skipping: the tier 1 models are not installed (run models/install)");
+        return;
+    };
+    let model = Arc::new(model);
+    let data = std::env::var_os("SEGUE_DEV_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
+    let docs = read_corpus(&data.join("dev.jsonl")).expect("dev.jsonl");
+    let spec = DiscriminationSpec {
+        degradations: ["R1", "R2", "R", "D1", "D2", "D5", "D10"]
+            .iter()
+            .map(|d| Degradation::parse(d).expect("degradation"))
+            .collect(),
+        levels: vec![Level::Sentence, Level::Paragraph],
+        copies: 5,
+        seed: 13,
+    };
+    let one = |name: &'static str, set: fn(&mut OrderWeights)| {
+        let mut weights = OrderWeights::default();
+        set(&mut weights);
+        Term {
+            name,
+            weights,
+            inner: OrderingScorer::new(encoder.clone(), model.clone()),
+        }
+    };
+    let terms = [
+        one("successor", |w| w.successor = 1.0),
+        one("precedence", |w| w.precedence = 1.0),
+        one("borda", |w| w.borda = 1.0),
+        one("opening", |w| w.opening = 1.0),
+        one("closing", |w| w.closing = 1.0),
+    ];
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/comb");
+    std::fs::create_dir_all(&out).expect("target/comb");
+    let mut f = std::fs::File::create(out.join("terms.jsonl")).expect("terms.jsonl");
+    for term in &terms {
+        let all = comparisons(term, &docs, &spec);
+        let wins: f64 = all.iter().map(|c| c.win()).sum();
+        eprintln!(
+            "{}: {:.2} % over all comparisons",
+            term.name,
+            100.0 * wins / all.len() as f64
+        );
+        for c in all {
+            serde_json::to_writer(&mut f, &c).expect("write");
+            f.write_all(b"\n").expect("write");
+        }
+    }
+}
