@@ -1,24 +1,30 @@
 """Fits the weights of the combined tier-1 scorer (`tier1`, server/src/score/tier1.rs).
 
-Input: the comparisons `segue eval --comparisons FILE` writes (one JSON object per original vs
-degraded pair: scorer, level, degradation, doc, copy, original, degraded), for at least the scorers
-`embedding`, `tier0` and `ordering-head`. For each level, a logistic regression without intercept
-on the differences (original - degraded) of the three order scores, standardised, with both signs,
-finds the weighted mean of the scores that best tells originals from degraded copies. The weights
-are mapped back to the raw scores, normalised to sum 1 and written as JSON.
+Input: discrimination comparisons (one JSON object per original vs degraded pair: scorer, level,
+degradation, doc, copy, original, degraded) for the parts `embedding` and `tier0` (from
+`segue eval --comparisons FILE`) and the ordering heads' objective terms `successor`,
+`precedence`, `borda`, `opening` and `closing`, each on its own (from the research test
+`server/tests/discrimination_terms.rs`, which writes target/comb/terms.jsonl). For each level, a
+logistic regression without intercept on the differences (original - degraded) of the parts'
+order scores, standardised, with both signs, finds the weighted mean of the scores that best
+tells originals from degraded copies. The weights are mapped back to the raw scores, clipped at 0,
+normalised to sum 1 and written as JSON.
 
 It prints the discrimination accuracy of each part and of the blend, in-sample and 2-fold (weights
 fitted on the even-numbered documents and measured on the odd ones, and the other way round).
 
+    segue eval --tier 1 --scorer embedding --scorer tier0 --data ../shared/data/dev.jsonl \
+        --comparisons target/comb/dev.jsonl
+    cargo test --release -p segue --test discrimination_terms -- --ignored --nocapture
     models/train/.venv/bin/python models/train/tier1/fit.py target/comb/dev.jsonl \
-        --out models/tier1/tier1.json
+        target/comb/terms.jsonl --out models/tier1/tier1.json
 """
 import argparse
 import json
 
 import numpy as np
 
-PARTS = ["embedding", "tier0", "ordering-head"]
+PARTS = ["embedding", "tier0", "successor", "precedence", "borda", "opening", "closing"]
 DEGRADATIONS = ["R1", "R2", "R", "D1", "D2", "D5", "D10"]
 
 

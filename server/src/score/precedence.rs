@@ -169,18 +169,145 @@ impl Pairwise for OrderingPairs<'_> {
     }
 }
 
+/// The heads' objective split into terms (successor, precedence, Borda, opening, closing), each
+/// folded into its own transition table and scaled to [0, 1] per set, then mixed with its own
+/// weight. `tier1` uses it with weights fitted for telling original from degraded orders; the heads
+/// run once per set (or window) whatever the number of terms.
+pub struct OrderingTerms {
+    scorer: OrderingScorer,
+    terms: [Vec<(OrderWeights, f64)>; 2],
+}
+
+impl std::fmt::Debug for OrderingTerms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OrderingTerms")
+            .field("terms", &self.terms)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OrderingTerms {
+    /// The terms over `scorer`'s heads: for each level, each term's weights (one field set) and
+    /// its share of the mix (normalised here to sum to 1; terms with share 0 are not computed).
+    pub fn new(
+        scorer: OrderingScorer,
+        sentence: Vec<(OrderWeights, f64)>,
+        paragraph: Vec<(OrderWeights, f64)>,
+    ) -> Self {
+        let normalise = |terms: Vec<(OrderWeights, f64)>| {
+            let sum: f64 = terms.iter().map(|(_, s)| s.max(0.0)).sum();
+            terms
+                .into_iter()
+                .filter(|(_, s)| *s > 0.0 && sum > 0.0)
+                .map(|(w, s)| (w, s / sum))
+                .collect::<Vec<_>>()
+        };
+        OrderingTerms {
+            scorer,
+            terms: [normalise(sentence), normalise(paragraph)],
+        }
+    }
+
+    fn terms(&self, level: Level) -> &[(OrderWeights, f64)] {
+        match level {
+            Level::Sentence => &self.terms[0],
+            Level::Paragraph => &self.terms[1],
+        }
+    }
+
+    /// The terms' tables for a set of at most [`MAX_SET`] units.
+    fn mix(&self, units: &[Unit<'_>], level: Level) -> Result<TermMix, OrderingError> {
+        let vectors = self.scorer.vectors(units)?;
+        let scores = self.scorer.model.scores(level, units, &vectors)?;
+        Ok(TermMix {
+            n: units.len(),
+            tables: self
+                .terms(level)
+                .iter()
+                .map(|(w, share)| (scores.chain(w), *share))
+                .collect(),
+        })
+    }
+}
+
+/// Weighted term tables of one set.
+struct TermMix {
+    n: usize,
+    tables: Vec<(ChainTable, f64)>,
+}
+
+impl Pairwise for TermMix {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn transition(&self, from: usize, to: usize) -> f64 {
+        self.tables
+            .iter()
+            .map(|(t, share)| share * t.transition(from, to))
+            .sum::<f64>()
+            .clamp(0.0, 1.0)
+    }
+
+    /// The heads' precedence view (every term's table quotes the same one).
+    fn reason(&self, from: usize, to: usize) -> Reason {
+        self.tables
+            .first()
+            .map(|(t, _)| t.reason(from, to))
+            .unwrap_or_default()
+    }
+}
+
+impl Scorer for OrderingTerms {
+    fn name(&self) -> &'static str {
+        "ordering-terms"
+    }
+
+    fn description(&self) -> &'static str {
+        "the ordering heads' objective terms, each scaled per set and mixed with fitted weights (a part of tier1)"
+    }
+
+    fn tier(&self) -> u8 {
+        1
+    }
+
+    fn runs_on(&self) -> Option<String> {
+        self.scorer.runs_on()
+    }
+
+    fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
+        match windows(units, |sub| self.mix(sub, level)) {
+            Ok(mut w) if w.len() == 1 => Box::new(w.remove(0).1),
+            Ok(w) => Box::new(WindowedPairs {
+                n: units.len(),
+                windows: w,
+                lexical: self.scorer.fallback.prepare(units, level),
+            }),
+            Err(e) => {
+                if !self.scorer.warned.swap(true, AtomicOrdering::Relaxed) {
+                    eprintln!("segue: warning: the ordering heads failed ({e}); their part of the score is left at 0");
+                }
+                Box::new(TermMix {
+                    n: units.len(),
+                    tables: Vec::new(),
+                })
+            }
+        }
+    }
+}
+
 /// The tables of a set too large to score as one: overlapping windows of at most [`MAX_SET`]
 /// units, each with the start of its window, in order.
-struct WindowedPairs<'a> {
+struct WindowedPairs<'a, T: Pairwise> {
     n: usize,
-    windows: Vec<(usize, ChainTable)>,
+    windows: Vec<(usize, T)>,
     lexical: Box<dyn Pairwise + 'a>,
 }
 
-impl WindowedPairs<'_> {
+impl<T: Pairwise> WindowedPairs<'_, T> {
     /// The window that holds both units, with the unit indices inside it: the last window that
     /// starts at or before the earlier unit and reaches the later one.
-    fn window(&self, from: usize, to: usize) -> Option<(&ChainTable, usize, usize)> {
+    fn window(&self, from: usize, to: usize) -> Option<(&T, usize, usize)> {
         let (lo, hi) = (from.min(to), from.max(to));
         self.windows
             .iter()
@@ -190,7 +317,21 @@ impl WindowedPairs<'_> {
     }
 }
 
-impl Pairwise for WindowedPairs<'_> {
+/// The tables of `units` in windows of at most [`MAX_SET`] units, each from `table`.
+fn windows<T>(
+    units: &[Unit<'_>],
+    mut table: impl FnMut(&[Unit<'_>]) -> Result<T, OrderingError>,
+) -> Result<Vec<(usize, T)>, OrderingError> {
+    window_starts(units.len())
+        .into_iter()
+        .map(|start| {
+            let end = (start + MAX_SET).min(units.len());
+            Ok((start, table(&units[start..end])?))
+        })
+        .collect()
+}
+
+impl<T: Pairwise> Pairwise for WindowedPairs<'_, T> {
     fn len(&self) -> usize {
         self.n
     }
@@ -234,14 +375,7 @@ impl Scorer for OrderingScorer {
     }
 
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
-        let tables: Result<Vec<(usize, ChainTable)>, OrderingError> = window_starts(units.len())
-            .into_iter()
-            .map(|start| {
-                let end = (start + MAX_SET).min(units.len());
-                Ok((start, self.table(&units[start..end], level)?))
-            })
-            .collect();
-        match tables {
+        match windows(units, |sub| self.table(sub, level)) {
             Ok(mut windows) if windows.len() == 1 => Box::new(OrderingPairs {
                 table: windows.remove(0).1,
                 lexical: self.fallback.prepare(units, level),

@@ -3,7 +3,7 @@
 //! Tier 0 ([`ScorerSet::builtin`]) is always there. [`add_models`] adds the tier-1 scorers when the
 //! sentence encoder loads: `embedding`, then `ordering` / `ordering-head` and `bbscore` / `bbscore-clf` when their
 //! committed heads load too (each missing head only leaves its own scorers out), and `tier1`, the
-//! blend of `embedding`, `tier0` and `ordering-head`, when its parts are there. Both front ends
+//! blend of `embedding`, `tier0` and the ordering heads' terms, when its parts are there. Both front ends
 //! (`segue check` and friends, and the language server) build their registry here.
 
 use super::bbscore::{BbModel, BbScore};
@@ -39,12 +39,18 @@ pub fn add_models(
     log: &dyn Fn(String),
 ) -> Result<(), ModelError> {
     let encoder = shared_encoder(options)?;
+    let tier1_weights = Tier1Weights::shipped();
     log(format!("tier 1: {}", encoder.info().summary()));
     set.register(Arc::new(Embedding::new(encoder.clone())));
+    let mut terms = None;
     match OrderingModel::load(options) {
         Ok(model) => {
             log(format!("tier 1: {}", model.summary()));
             let model = Arc::new(model);
+            terms = Some(Tier1::terms(
+                OrderingScorer::new(encoder.clone(), model.clone()).with_variant(Variant::Head),
+                &tier1_weights,
+            ));
             set.register(Arc::new(OrderingScorer::new(
                 encoder.clone(),
                 model.clone(),
@@ -55,8 +61,15 @@ pub fn add_models(
         }
         Err(e) => log(format!("warning: {e}; the ordering scorer is left out")),
     }
-    if let Some(blend) = Tier1::from_set(set, Tier1Weights::shipped()) {
-        set.register(Arc::new(blend));
+    if let (Some(embedding), Some(tier0), Some(terms)) =
+        (set.get("embedding"), set.get("tier0"), terms)
+    {
+        set.register(Arc::new(Tier1::new(
+            embedding,
+            tier0,
+            Arc::new(terms),
+            tier1_weights,
+        )));
     }
     match BbModel::load(options) {
         Ok(model) => {

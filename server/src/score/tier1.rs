@@ -1,17 +1,21 @@
-//! The combined tier-1 score (`tier1`): a weighted mean of the transitions of three scorers that
-//! see different things — `embedding` (meaning: the cosine of sentence vectors), `tier0` (shared
-//! words, entities and discourse cues) and `ordering-head` (the trained ordering model's
-//! direction-aware successor and precedence cues).
+//! The combined tier-1 score (`tier1`): a weighted mean of the transitions of `embedding` (meaning:
+//! the cosine of sentence vectors), `tier0` (shared words, entities and discourse cues) and the
+//! terms of the ordering heads' objective ([`OrderingTerms`]: successor, precedence, Borda,
+//! opening and closing, each its own table scaled per set) — the direction-aware cues the other
+//! two lack.
 //!
 //! The weights (one set per level, in `models/tier1/tier1.json`) are fitted by
 //! `models/train/tier1/fit.py` as a logistic regression on the differences between the order
-//! scores of original and degraded documents (`segue eval --comparisons` on the dev corpus), so
-//! the weighted mean of the three order scores is the one that best tells an original from its
-//! degraded copies. Every part is a mean of adjacent transitions, so the blend is too: it scores
-//! transitions for diagnostics, orders for `segue eval` and candidate orders for the decoders
-//! alike. docs/bbscore.md has the figures.
+//! scores of original and degraded documents (`segue eval --comparisons` and the
+//! `discrimination_terms` research test on the dev corpus), so the weighted mean of the parts'
+//! order scores is the one that best tells an original from its degraded copies. Every part is a
+//! mean of adjacent transitions, so the blend is too: it scores transitions for diagnostics,
+//! orders for `segue eval` and candidate orders for the decoders alike. docs/bbscore.md has the
+//! figures.
 
-use super::{Level, Pairwise, Reason, Scorer, ScorerSet, Unit};
+use super::precedence::OrderingTerms;
+use super::{Level, Pairwise, Reason, Scorer, Unit};
+use crate::order::model::OrderWeights;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -19,13 +23,30 @@ use std::sync::Arc;
 /// The weights shipped with Segue, fitted on the dev corpus by `models/train/tier1/fit.py`.
 const EMBEDDED: &str = include_str!("../../../models/tier1/tier1.json");
 
-/// The scorers the blend combines, in the order of the weights.
-pub const PARTS: [&str; 3] = ["embedding", "tier0", "ordering-head"];
+/// The scorers the blend reads whole, by name.
+pub const SCORER_PARTS: [&str; 2] = ["embedding", "tier0"];
 
-/// The blend's weights: for each level, one non-negative weight per part of [`PARTS`].
+/// The ordering heads' objective terms the blend reads, each on its own.
+pub const TERM_PARTS: [&str; 5] = ["successor", "precedence", "borda", "opening", "closing"];
+
+/// The objective weights that select one term.
+fn term_weights(term: &str) -> OrderWeights {
+    let mut w = OrderWeights::default();
+    match term {
+        "successor" => w.successor = 1.0,
+        "precedence" => w.precedence = 1.0,
+        "borda" => w.borda = 1.0,
+        "opening" => w.opening = 1.0,
+        _ => w.closing = 1.0,
+    }
+    w
+}
+
+/// The blend's weights: for each level, one non-negative weight per part of [`SCORER_PARTS`] and
+/// [`TERM_PARTS`].
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Tier1Weights {
-    /// Where the weights come from (data, command), for `segue doctor` and the model card.
+    /// Where the weights come from (data, command), for the model card.
     pub source: String,
     /// level name → part name → weight.
     pub levels: BTreeMap<String, BTreeMap<String, f64>>,
@@ -42,9 +63,9 @@ impl Tier1Weights {
                 .get(level.name())
                 .ok_or_else(|| format!("tier1 weights: no `{}` level", level.name()))?;
             let mut sum = 0.0;
-            for part in PARTS {
+            for part in SCORER_PARTS.iter().chain(&TERM_PARTS) {
                 let v = *parts
-                    .get(part)
+                    .get(*part)
                     .ok_or_else(|| format!("tier1 weights: no weight for `{part}`"))?;
                 if !v.is_finite() || v < 0.0 {
                     return Err(format!("tier1 weights: `{part}` has weight {v}"));
@@ -69,23 +90,48 @@ impl Tier1Weights {
             levels: [Level::Sentence, Level::Paragraph]
                 .into_iter()
                 .map(|l| {
-                    let parts = PARTS.iter().map(|p| (p.to_string(), 1.0)).collect();
+                    let parts = SCORER_PARTS
+                        .iter()
+                        .chain(&TERM_PARTS)
+                        .map(|p| (p.to_string(), 1.0))
+                        .collect();
                     (l.name().to_string(), parts)
                 })
                 .collect(),
         })
     }
 
-    /// The weights of [`PARTS`] at `level`, normalised to sum to 1.
+    fn weight(&self, level: Level, part: &str) -> f64 {
+        self.levels
+            .get(level.name())
+            .and_then(|m| m.get(part))
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    /// The shares of `embedding`, `tier0` and the ordering terms together at `level`, summing to 1.
     pub fn at(&self, level: Level) -> [f64; 3] {
-        let parts = self.levels.get(level.name());
-        let raw = PARTS.map(|p| parts.and_then(|m| m.get(p)).copied().unwrap_or(1.0));
+        let terms: f64 = TERM_PARTS.iter().map(|t| self.weight(level, t)).sum();
+        let raw = [
+            self.weight(level, SCORER_PARTS[0]),
+            self.weight(level, SCORER_PARTS[1]),
+            terms,
+        ];
         let sum: f64 = raw.iter().sum();
         if sum > 0.0 {
             raw.map(|v| v / sum)
         } else {
             [1.0 / 3.0; 3]
         }
+    }
+
+    /// The ordering terms at `level` with their weights (for [`OrderingTerms::new`], which
+    /// normalises them).
+    pub fn terms(&self, level: Level) -> Vec<(OrderWeights, f64)> {
+        TERM_PARTS
+            .iter()
+            .map(|t| (term_weights(t), self.weight(level, t)))
+            .collect()
     }
 }
 
@@ -104,14 +150,30 @@ impl std::fmt::Debug for Tier1 {
 }
 
 impl Tier1 {
-    /// The blend of the [`PARTS`] registered in `set`, with `weights`; `None` when one of them is
-    /// missing (the ordering heads did not load).
-    pub fn from_set(set: &ScorerSet, weights: Tier1Weights) -> Option<Self> {
-        let [a, b, c] = PARTS;
-        Some(Tier1 {
-            parts: [set.get(a)?, set.get(b)?, set.get(c)?],
+    /// The blend of `embedding`, `tier0` and `terms` (the ordering terms, built with
+    /// `weights.terms(level)`), mixed by `weights.at(level)`.
+    pub fn new(
+        embedding: Arc<dyn Scorer>,
+        tier0: Arc<dyn Scorer>,
+        terms: Arc<dyn Scorer>,
+        weights: Tier1Weights,
+    ) -> Self {
+        Tier1 {
+            parts: [embedding, tier0, terms],
             weights,
-        })
+        }
+    }
+
+    /// The ordering terms of `weights` over an ordering scorer's heads.
+    pub fn terms(
+        heads: super::precedence::OrderingScorer,
+        weights: &Tier1Weights,
+    ) -> OrderingTerms {
+        OrderingTerms::new(
+            heads,
+            weights.terms(Level::Sentence),
+            weights.terms(Level::Paragraph),
+        )
     }
 
     /// The weights in use.
@@ -227,28 +289,33 @@ mod tests {
         }
     }
 
-    fn set() -> ScorerSet {
-        let mut set = ScorerSet::default();
-        set.register(Arc::new(Fixed("embedding", |a, b| {
-            if b == a + 1 {
-                0.9
-            } else {
-                0.1
-            }
-        })));
-        set.register(Arc::new(Fixed("tier0", |a, b| (a + b) as f64 / 10.0)));
-        set.register(Arc::new(Fixed("ordering-head", |a, b| {
-            if a < b {
-                1.0
-            } else {
-                0.0
-            }
-        })));
-        set
+    fn parts() -> [Arc<dyn Scorer>; 3] {
+        [
+            Arc::new(Fixed(
+                "embedding",
+                |a, b| if b == a + 1 { 0.9 } else { 0.1 },
+            )),
+            Arc::new(Fixed("tier0", |a, b| (a + b) as f64 / 10.0)),
+            Arc::new(Fixed("terms", |a, b| if a < b { 1.0 } else { 0.0 })),
+        ]
     }
 
+    fn blend(weights: Tier1Weights) -> Tier1 {
+        let [e, t, o] = parts();
+        Tier1::new(e, t, o, weights)
+    }
+
+    /// Weights with `e`, `t` for embedding and tier0 and `o` spread over the five terms.
     fn weights(s: [f64; 3], p: [f64; 3]) -> Tier1Weights {
-        let level = |w: [f64; 3]| PARTS.iter().map(|p| p.to_string()).zip(w).collect();
+        let level = |w: [f64; 3]| {
+            let mut m: BTreeMap<String, f64> = BTreeMap::new();
+            m.insert("embedding".into(), w[0]);
+            m.insert("tier0".into(), w[1]);
+            for t in TERM_PARTS {
+                m.insert(t.into(), w[2] / 5.0);
+            }
+            m
+        };
         Tier1Weights {
             source: "test".into(),
             levels: [
@@ -267,6 +334,28 @@ mod tests {
             let at = w.at(level);
             assert!((at.iter().sum::<f64>() - 1.0).abs() < 1e-12);
             assert!(at.iter().all(|&v| v > 0.0), "{at:?}");
+            let terms = w.terms(level);
+            assert_eq!(terms.len(), TERM_PARTS.len());
+            assert!(terms.iter().any(|(_, share)| *share > 0.0));
+        }
+    }
+
+    #[test]
+    fn each_term_selects_one_field_of_the_objective() {
+        let fields = |w: OrderWeights| {
+            [
+                w.successor,
+                w.precedence,
+                w.borda,
+                w.opening,
+                w.closing,
+                w.coherence,
+            ]
+        };
+        for (k, t) in TERM_PARTS.iter().enumerate() {
+            let f = fields(term_weights(t));
+            assert_eq!(f.iter().sum::<f64>(), 1.0, "{t}");
+            assert_eq!(f[k], 1.0, "{t}");
         }
     }
 
@@ -274,27 +363,37 @@ mod tests {
     fn bad_weights_are_refused() {
         assert!(Tier1Weights::from_json("{}").is_err());
         assert!(Tier1Weights::from_json("not json").is_err());
-        let negative = r#"{"source": "x", "levels": {
-            "sentence": {"embedding": 1, "tier0": -1, "ordering-head": 1},
-            "paragraph": {"embedding": 1, "tier0": 1, "ordering-head": 1}}}"#;
-        assert!(Tier1Weights::from_json(negative)
+        let ok = r#""embedding": 1, "tier0": 1, "successor": 1, "precedence": 0, "borda": 0, "opening": 0, "closing": 0"#;
+        let negative = format!(
+            r#"{{"source": "x", "levels": {{"sentence": {{"embedding": 1, "tier0": -1, "successor": 1, "precedence": 0, "borda": 0, "opening": 0, "closing": 0}}, "paragraph": {{{ok}}}}}}}"#
+        );
+        assert!(Tier1Weights::from_json(&negative)
             .unwrap_err()
             .contains("tier0"));
-        let zero = r#"{"source": "x", "levels": {
-            "sentence": {"embedding": 0, "tier0": 0, "ordering-head": 0},
-            "paragraph": {"embedding": 1, "tier0": 1, "ordering-head": 1}}}"#;
-        assert!(Tier1Weights::from_json(zero).is_err());
+        let missing = format!(
+            r#"{{"source": "x", "levels": {{"sentence": {{"embedding": 1, "tier0": 1}}, "paragraph": {{{ok}}}}}}}"#
+        );
+        assert!(Tier1Weights::from_json(&missing)
+            .unwrap_err()
+            .contains("successor"));
+        let zero = format!(
+            r#"{{"source": "x", "levels": {{"sentence": {{"embedding": 0, "tier0": 0, "successor": 0, "precedence": 0, "borda": 0, "opening": 0, "closing": 0}}, "paragraph": {{{ok}}}}}}}"#
+        );
+        assert!(Tier1Weights::from_json(&zero).is_err());
+        let good = format!(
+            r#"{{"source": "x", "levels": {{"sentence": {{{ok}}}, "paragraph": {{{ok}}}}}}}"#
+        );
+        assert!(Tier1Weights::from_json(&good).is_ok());
     }
 
     #[test]
     fn transitions_and_order_scores_are_the_weighted_means_of_the_parts() {
-        let set = set();
-        let tier1 = Tier1::from_set(&set, weights([2.0, 1.0, 1.0], [1.0, 1.0, 2.0])).unwrap();
+        let tier1 = blend(weights([2.0, 1.0, 1.0], [1.0, 1.0, 2.0]));
         let units: Vec<Unit<'_>> = vec![vec!["a"], vec!["b"], vec!["c"], vec!["d"]];
+        let scorers = parts();
         for level in [Level::Sentence, Level::Paragraph] {
             let w = tier1.weights().at(level);
             let table = tier1.prepare(&units, level);
-            let scorers: Vec<_> = PARTS.iter().map(|p| set.get(p).unwrap()).collect();
             let parts: Vec<_> = scorers.iter().map(|s| s.prepare(&units, level)).collect();
             for (from, to) in [(0, 1), (1, 0), (2, 3), (3, 1)] {
                 let want: f64 = (0..3).map(|k| w[k] * parts[k].transition(from, to)).sum();
@@ -307,31 +406,27 @@ mod tests {
                 assert!((order_score(table.as_ref(), &order) - want).abs() < 1e-12);
             }
         }
-        assert_eq!(tier1.weights().at(Level::Sentence), [0.5, 0.25, 0.25]);
-        assert_eq!(tier1.weights().at(Level::Paragraph), [0.25, 0.25, 0.5]);
+        let close = |a: [f64; 3], b: [f64; 3]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12);
+        assert!(close(
+            tier1.weights().at(Level::Sentence),
+            [0.5, 0.25, 0.25]
+        ));
+        assert!(close(
+            tier1.weights().at(Level::Paragraph),
+            [0.25, 0.25, 0.5]
+        ));
     }
 
     #[test]
     fn the_reason_names_shared_words_from_tier0_and_the_direction_only_when_it_is_against() {
-        let tier1 = Tier1::from_set(&set(), Tier1Weights::shipped()).unwrap();
+        let tier1 = blend(Tier1Weights::shipped());
         let units: Vec<Unit<'_>> = vec![vec!["a"], vec!["b"]];
         let table = tier1.prepare(&units, Level::Sentence);
-        // The test ordering part prefers lower indices first: 0 → 1 is its order, 1 → 0 is not.
+        // The test terms part prefers lower indices first: 0 → 1 is its order, 1 → 0 is not.
         let forward = table.reason(0, 1);
         assert_eq!(forward.shared, vec!["tier0-word".to_string()]);
         assert_eq!(forward.note.as_deref(), Some("embedding note"));
         let backward = table.reason(1, 0);
-        assert_eq!(
-            backward.note.as_deref(),
-            Some("embedding note; ordering-head note")
-        );
-    }
-
-    #[test]
-    fn a_missing_part_leaves_the_blend_out() {
-        let mut partial = ScorerSet::default();
-        partial.register(Arc::new(Fixed("embedding", |_, _| 0.5)));
-        partial.register(Arc::new(Fixed("tier0", |_, _| 0.5)));
-        assert!(Tier1::from_set(&partial, Tier1Weights::shipped()).is_none());
+        assert_eq!(backward.note.as_deref(), Some("embedding note; terms note"));
     }
 }
