@@ -33,22 +33,34 @@ fn wait_for_scorer(c: &mut Client, uri: &lsp::Uri, scorer: &str) -> serde_json::
     }
 }
 
+/// Starts the server with the repository's models (`scorer` in the settings when given), opens
+/// `docs/sample.md`, and waits until it is scored by that scorer (`embedding` by default). Returns
+/// the client, the document's URI and text, and the last `segue.showDocumentScore` answer.
+fn open_sample(scorer: Option<&str>) -> (Client, lsp::Uri, String, serde_json::Value) {
+    // An empty SEGUE_MODELS_DIR means "look in the usual places" (the repository's models/).
+    let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
+    let settings = match scorer {
+        Some(name) => json!({"debounce": 0, "scorer": name}),
+        None => json!({"debounce": 0}),
+    };
+    c.initialize(push_caps(), None, Some(settings));
+    let path = repo("docs/sample.md");
+    let text = std::fs::read_to_string(&path).expect("sample");
+    let uri = file_uri(&path);
+    c.open(&uri, "markdown", 1, &text);
+    let expected = scorer.unwrap_or("embedding");
+    let score = wait_for_scorer(&mut c, &uri, expected);
+    assert_eq!(score["scorer"], expected, "{score}\n{}", c.stderr_tail());
+    (c, uri, text, score)
+}
+
 #[test]
 fn model_stage_replaces_tier0_diagnostics() {
     if !models_installed() {
         return;
     }
-    // An empty SEGUE_MODELS_DIR means "look in the usual places" (the repository's models/).
-    let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
-    c.initialize(push_caps(), None, Some(json!({"debounce": 0})));
-    let path = repo("docs/sample.md");
-    let text = std::fs::read_to_string(&path).expect("sample");
-    let uri = file_uri(&path);
-    c.open(&uri, "markdown", 1, &text);
-
     // Poll the document's score until the model stage has run (loading takes about a second).
-    let score = wait_for_scorer(&mut c, &uri, "embedding");
-    assert_eq!(score["scorer"], "embedding", "{score}\n{}", c.stderr_tail());
+    let (mut c, uri, text, score) = open_sample(None);
     assert_eq!(score["tier"], 1);
 
     // The last diagnostics published for version 1 come from the model stage and flag the
@@ -99,18 +111,7 @@ fn bbscore_hover_shows_the_document_figures() {
         return;
     }
     // Ask for `bbscore` explicitly: it becomes available once the models load in the background.
-    let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
-    c.initialize(
-        push_caps(),
-        None,
-        Some(json!({"debounce": 0, "scorer": "bbscore"})),
-    );
-    let path = repo("docs/sample.md");
-    let text = std::fs::read_to_string(&path).expect("sample");
-    let uri = file_uri(&path);
-    c.open(&uri, "markdown", 1, &text);
-    let score = wait_for_scorer(&mut c, &uri, "bbscore");
-    assert_eq!(score["scorer"], "bbscore", "{score}\n{}", c.stderr_tail());
+    let (mut c, uri, text, _) = open_sample(Some("bbscore"));
     let hover = |c: &mut Client| {
         c.request_raw(
             "textDocument/hover",
@@ -250,18 +251,7 @@ fn the_combined_tier1_scorer_can_be_chosen_in_the_settings() {
     if !models_installed() {
         return;
     }
-    let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
-    c.initialize(
-        push_caps(),
-        None,
-        Some(json!({"debounce": 0, "scorer": "tier1"})),
-    );
-    let path = repo("docs/sample.md");
-    let text = std::fs::read_to_string(&path).expect("sample");
-    let uri = file_uri(&path);
-    c.open(&uri, "markdown", 1, &text);
-    let score = wait_for_scorer(&mut c, &uri, "tier1");
-    assert_eq!(score["scorer"], "tier1", "{score}\n{}", c.stderr_tail());
+    let (mut c, uri, text, score) = open_sample(Some("tier1"));
     assert_eq!(score["tier"], 1);
 
     // Its diagnostics flag the sample's off-topic sentence, with the blend's reason.
