@@ -54,6 +54,15 @@ fn open_sample(scorer: Option<&str>) -> (Client, lsp::Uri, String, serde_json::V
     (c, uri, text, score)
 }
 
+/// The last diagnostics published for version 1 of `uri` (after letting late messages arrive).
+fn last_published(c: &mut Client, uri: &lsp::Uri) -> lsp::PublishDiagnosticsParams {
+    c.drain_for(Duration::from_millis(300));
+    c.take_published(uri)
+        .into_iter()
+        .rfind(|p| p.version == Some(1))
+        .expect("diagnostics for version 1")
+}
+
 #[test]
 fn model_stage_replaces_tier0_diagnostics() {
     if !models_installed() {
@@ -65,12 +74,7 @@ fn model_stage_replaces_tier0_diagnostics() {
 
     // The last diagnostics published for version 1 come from the model stage and flag the
     // off-topic sentence.
-    c.drain_for(Duration::from_millis(300));
-    let last = c
-        .take_published(&uri)
-        .into_iter()
-        .rfind(|p| p.version == Some(1))
-        .expect("diagnostics for version 1");
+    let last = last_published(&mut c, &uri);
     let flagged: Vec<String> = last
         .diagnostics
         .iter()
@@ -255,12 +259,7 @@ fn the_combined_tier1_scorer_can_be_chosen_in_the_settings() {
     assert_eq!(score["tier"], 1);
 
     // Its diagnostics flag the sample's off-topic sentence, with the blend's reason.
-    c.drain_for(Duration::from_millis(300));
-    let last = c
-        .take_published(&uri)
-        .into_iter()
-        .rfind(|p| p.version == Some(1))
-        .expect("diagnostics for version 1");
+    let last = last_published(&mut c, &uri);
     let tomato = last
         .diagnostics
         .iter()
