@@ -1,6 +1,7 @@
 //! `segue eval`, and the hidden `segue calibrate` / `segue train` used to build shipped models.
 
 use super::check::scorers_for;
+use super::reorder_cmd::write_atomically;
 use crate::config::{parse_tier, TierChoice};
 use crate::eval::data::read_corpus;
 use crate::eval::degrade::Degradation;
@@ -63,6 +64,10 @@ pub struct EvalArgs {
     /// combinations of scorers.
     #[arg(long, value_name = "FILE")]
     pub comparisons: Option<PathBuf>,
+    /// Findings: the calibration that sets the absolute floors (a file written by
+    /// `segue calibrate`; default: the shipped `models/calibration.json`).
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
 }
 
 /// `--task` values.
@@ -164,11 +169,15 @@ pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
         }
         Task::Findings => {
             let levels = args.level.levels();
+            let calibration = match &args.calibration {
+                Some(path) => Calibration::load(path)?,
+                None => Calibration::shipped(),
+            };
             let rows: Vec<FindingsRow> = {
                 use rayon::prelude::*;
                 scorers
                     .par_iter()
-                    .map(|s| findings_test(s.as_ref(), &docs, &levels, args.seed))
+                    .map(|s| findings_test(s.as_ref(), &docs, &levels, args.seed, &calibration))
                     .collect::<Vec<_>>()
                     .concat()
             };
@@ -249,19 +258,12 @@ pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
 
 /// Writes `per_scorer` as JSONL to `path` (through a temporary file, renamed into place).
 fn write_comparisons(path: &std::path::Path, per_scorer: &[Vec<Comparison>]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut buf = Vec::new();
+    let mut text = String::new();
     for c in per_scorer.iter().flatten() {
-        serde_json::to_writer(&mut buf, c)?;
-        buf.push(b'\n');
+        text.push_str(&serde_json::to_string(c)?);
+        text.push('\n');
     }
-    let tmp = path.with_extension("jsonl.tmp");
-    let mut f =
-        std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
-    f.write_all(&buf)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    write_atomically(path, &text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn print_discrimination(rows: &[DiscriminationRow], spec: &DiscriminationSpec, documents: usize) {
@@ -298,18 +300,28 @@ pub struct CalibrateArgs {
     /// JSONL corpus of edited prose (the dev split).
     #[arg(long)]
     pub data: PathBuf,
-    /// Where to write the calibration.
+    /// Where to write the calibration. Entries already in the file for other scorers are kept;
+    /// those of the scorers calibrated now are replaced.
     #[arg(long, default_value = "models/calibration.json")]
     pub out: PathBuf,
     /// Scorer tier: auto, 0 or 1.
     #[arg(long, default_value = "auto", value_parser = |s: &str| parse_tier(s).ok_or("use auto, 0 or 1"))]
     pub tier: TierChoice,
+    /// Scorers to calibrate (repeatable; default: all of the tier).
+    #[arg(long = "scorer")]
+    pub scorers: Vec<String>,
 }
 
 /// Runs `segue calibrate`: percentiles of adjacent-transition scores in the corpus's own order,
-/// sentence transitions inside paragraphs and paragraph transitions inside documents.
+/// sentence transitions inside paragraphs and paragraph transitions inside documents, merged into
+/// the calibration file at `--out` (written atomically).
 pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
     let docs = read_corpus(&args.data)?;
+    let mut merged = if args.out.exists() {
+        Calibration::load(&args.out)?
+    } else {
+        Calibration::default()
+    };
     let mut cal = Calibration {
         source: format!(
             "{} ({} documents): adjacent transitions in the original order",
@@ -321,7 +333,7 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         ),
         ..Calibration::default()
     };
-    for scorer in scorers_for(args.tier)?.iter() {
+    for scorer in selected_scorers(&args.scorers, args.tier)? {
         for level in [Level::Sentence, Level::Paragraph] {
             let mut scores = Vec::new();
             for doc in &docs {
@@ -350,10 +362,16 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
             cal.record(scorer.name(), level, scores);
         }
     }
-    let text = serde_json::to_string_pretty(&cal)?;
-    std::fs::write(&args.out, text + "\n")
+    let names: Vec<String> = cal.percentiles.keys().cloned().collect();
+    merged.merge(cal);
+    let text = serde_json::to_string_pretty(&merged)?;
+    write_atomically(&args.out, &(text + "\n"))
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    eprintln!("wrote {}", args.out.display());
+    eprintln!(
+        "wrote {} (calibrated: {})",
+        args.out.display(),
+        names.join(", ")
+    );
     Ok(0)
 }
 

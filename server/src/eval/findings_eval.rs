@@ -4,7 +4,7 @@
 //!
 //! Each document is written out as plain text (sentences joined by a space, paragraphs by a blank
 //! line) and goes through the same path as `segue check`: segmentation, [`analyze`], [`findings`]
-//! with the shipped calibration. An intruder counts as caught when a finding of its level is
+//! with the shipped calibration (or another one, `segue eval --calibration FILE`). An intruder counts as caught when a finding of its level is
 //! reported on it or on the unit right after it (a run of weak transitions is reported once, at
 //! its first unit, so a finding on the next unit is also about the intruder).
 
@@ -103,14 +103,15 @@ fn rng_for(seed: u64, doc: usize, level: Level) -> ChaCha8Rng {
     )
 }
 
-/// Runs the findings test of `scorer` over `docs` at `levels` and every sensitivity.
+/// Runs the findings test of `scorer` over `docs` at `levels` and every sensitivity, with the
+/// absolute floors of `calibration`.
 pub fn findings_test(
     scorer: &dyn Scorer,
     docs: &[CorpusDoc],
     levels: &[Level],
     seed: u64,
+    calibration: &Calibration,
 ) -> Vec<FindingsRow> {
-    let calibration = Calibration::shipped();
     let sensitivities = [Sensitivity::Low, Sensitivity::Medium, Sensitivity::High];
     let mut rows = Vec::new();
     for &level in levels {
@@ -127,7 +128,7 @@ pub fn findings_test(
             let analysis = analyze(&parse(&original, Format::Plain), scorer);
             transitions += analysis.at(level).len();
             for (k, &s) in sensitivities.iter().enumerate() {
-                alarms[k] += findings(&analysis, &calibration, s)
+                alarms[k] += findings(&analysis, calibration, s)
                     .iter()
                     .filter(|f| f.level == level)
                     .count();
@@ -153,7 +154,7 @@ pub fn findings_test(
                 .find(|t| t.from.span.end >= span.end && t.from.span.start <= span.end)
                 .map(|t| t.to.span);
             for (k, &s) in sensitivities.iter().enumerate() {
-                let hit = findings(&analysis, &calibration, s).iter().any(|f| {
+                let hit = findings(&analysis, calibration, s).iter().any(|f| {
                     f.level == level
                         && (overlaps(f.to, span) || Some(f.to) == next && !overlaps(f.from, span))
                 });
@@ -230,7 +231,13 @@ mod tests {
                 "Rockets reach orbit fast.",
             ]],
         );
-        let rows = findings_test(&Lexical::plain(), &[cats, rockets], &[Level::Sentence], 3);
+        let rows = findings_test(
+            &Lexical::plain(),
+            &[cats, rockets],
+            &[Level::Sentence],
+            3,
+            &Calibration::shipped(),
+        );
         assert_eq!(rows.len(), 3);
         assert!(rows.iter().all(|r| r.intruders == 2 && r.transitions == 6));
         // An unrelated sentence inside a paragraph that repeats its topic is caught.

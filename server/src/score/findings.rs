@@ -22,6 +22,7 @@ use super::{Level, Reason};
 use crate::text::Span;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// How eagerly to flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -79,6 +80,37 @@ pub fn code(level: Level) -> &'static str {
     }
 }
 
+/// Why a calibration file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrationError {
+    /// The file could not be read.
+    #[error("cannot read the calibration {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not a calibration (JSON with `source` and `percentiles`).
+    #[error("{path} is not a calibration file: {source}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// The JSON error.
+        source: serde_json::Error,
+    },
+    /// A scorer's percentiles at a level are not 101 ascending numbers.
+    #[error("{path}: the percentiles of `{scorer}` at the {level} level must be 101 ascending numbers (0th … 100th)")]
+    Shape {
+        /// The file.
+        path: String,
+        /// The scorer.
+        scorer: String,
+        /// The level name.
+        level: String,
+    },
+}
+
 /// Score percentiles of adjacent transitions in edited prose, per scorer and level.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
@@ -92,6 +124,46 @@ impl Calibration {
     /// The calibration shipped with Segue (measured on the dev corpus).
     pub fn shipped() -> Calibration {
         serde_json::from_str(include_str!("../../../models/calibration.json")).unwrap_or_default()
+    }
+
+    /// Reads a calibration file (as `segue calibrate` writes it) and checks its shape.
+    pub fn load(path: &Path) -> Result<Calibration, CalibrationError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| CalibrationError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        let cal: Calibration =
+            serde_json::from_str(&text).map_err(|source| CalibrationError::Parse {
+                path: shown.clone(),
+                source,
+            })?;
+        for (scorer, levels) in &cal.percentiles {
+            for (level, pct) in levels {
+                let ascending = pct.windows(2).all(|w| w[0] <= w[1]);
+                if pct.len() != 101 || !ascending || pct.iter().any(|v| !v.is_finite()) {
+                    return Err(CalibrationError::Shape {
+                        path: shown,
+                        scorer: scorer.clone(),
+                        level: level.clone(),
+                    });
+                }
+            }
+        }
+        Ok(cal)
+    }
+
+    /// Adds every entry of `other` to this calibration, replacing the entries of the same scorer
+    /// and level and keeping the rest (so calibrating one scorer does not drop the others).
+    pub fn merge(&mut self, other: Calibration) {
+        for (scorer, levels) in other.percentiles {
+            self.percentiles.entry(scorer).or_default().extend(levels);
+        }
+        if self.source.is_empty() {
+            self.source = other.source;
+        } else if !other.source.is_empty() && !self.source.contains(&other.source) {
+            self.source = format!("{}; {}", self.source, other.source);
+        }
     }
 
     /// The `p`-th percentile for `scorer` at `level`, if calibrated.
@@ -317,5 +389,51 @@ mod tests {
     fn shipped_calibration_parses() {
         let cal = Calibration::shipped();
         assert!(!cal.source.is_empty(), "models/calibration.json must parse");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/calibration.json");
+        assert_eq!(Calibration::load(Path::new(path)).unwrap(), cal);
+    }
+
+    #[test]
+    fn merging_replaces_only_the_entries_it_brings() {
+        let mut base = Calibration {
+            source: "dev.jsonl".into(),
+            ..Calibration::default()
+        };
+        base.record("tier0", Level::Sentence, vec![0.1, 0.2]);
+        base.record("tier0", Level::Paragraph, vec![0.3]);
+        let mut new = Calibration {
+            source: "other.jsonl".into(),
+            ..Calibration::default()
+        };
+        new.record("tier0", Level::Sentence, vec![0.5, 0.6]);
+        new.record("embedding", Level::Sentence, vec![0.7]);
+        base.merge(new);
+        assert_eq!(base.percentile("tier0", Level::Sentence, 0), Some(0.5));
+        assert_eq!(base.percentile("tier0", Level::Paragraph, 0), Some(0.3));
+        assert_eq!(
+            base.percentile("embedding", Level::Sentence, 100),
+            Some(0.7)
+        );
+        assert_eq!(base.source, "dev.jsonl; other.jsonl");
+    }
+
+    #[test]
+    fn loading_rejects_what_is_not_a_calibration() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.json");
+        let err = Calibration::load(&missing).unwrap_err().to_string();
+        assert!(err.starts_with("cannot read the calibration"), "{err}");
+        let garbage = dir.path().join("garbage.json");
+        std::fs::write(&garbage, "\u{0}\u{1}not json").unwrap();
+        let err = Calibration::load(&garbage).unwrap_err().to_string();
+        assert!(err.contains("is not a calibration file"), "{err}");
+        let short = dir.path().join("short.json");
+        std::fs::write(
+            &short,
+            r#"{"source": "x", "percentiles": {"tier0": {"sentence": [0.3, 0.1]}}}"#,
+        )
+        .unwrap();
+        let err = Calibration::load(&short).unwrap_err().to_string();
+        assert!(err.contains("101 ascending numbers"), "{err}");
     }
 }
