@@ -1089,3 +1089,72 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
     b.sort_unstable();
     assert_eq!(a, b, "{after}");
 }
+
+#[test]
+fn calibrate_replaces_only_the_scorers_it_measures() {
+    let dir = temp_dir();
+    let out = dir.path().join("calibration.json");
+    let shipped = std::fs::read_to_string(root().join("models/calibration.json"))
+        .expect("the shipped calibration");
+    std::fs::write(&out, &shipped).expect("copied");
+    let before: Value = serde_json::from_str(&shipped).expect("JSON");
+    let out_arg = out.to_string_lossy().into_owned();
+    let run = segue(&[
+        "calibrate",
+        "--tier",
+        "0",
+        "--scorer",
+        "lexical",
+        "--data",
+        "tests/fixtures/eval-small.jsonl",
+        "--out",
+        &out_arg,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("calibrated: lexical"), "{}", run.stderr);
+    let after: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("written")).expect("JSON");
+    let p = &after["percentiles"];
+    for kept in ["entity-grid", "lexical-noun", "tier0"] {
+        assert_eq!(p[kept], before["percentiles"][kept], "{kept} was kept");
+    }
+    assert_ne!(p["lexical"], before["percentiles"]["lexical"]);
+    for level in ["sentence", "paragraph"] {
+        let pct = p["lexical"][level].as_array().expect("101 percentiles");
+        assert_eq!(pct.len(), 101);
+    }
+
+    // The findings test reads it; a file that is not a calibration is an error, and calibrate
+    // does not overwrite it.
+    let run = segue(&[
+        "eval",
+        "--task",
+        "findings",
+        "--tier",
+        "0",
+        "--scorer",
+        "lexical",
+        "--data",
+        "tests/fixtures/eval-small.jsonl",
+        "--calibration",
+        &out_arg,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::write(&out, "not json").expect("written");
+    for args in [
+        vec!["eval", "--task", "findings", "--tier", "0", "--calibration"],
+        vec!["calibrate", "--tier", "0", "--out"],
+    ] {
+        let mut args = args;
+        args.push(&out_arg);
+        args.extend(["--data", "tests/fixtures/eval-small.jsonl"]);
+        let run = segue(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("is not a calibration file"),
+            "{}",
+            run.stderr
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&out).expect("kept"), "not json");
+}
