@@ -1,6 +1,7 @@
 //! The sentence-precedence cross-encoder: its committed metadata, parity of the installed export
 //! with PyTorch (`models/ordering/cross-fixture.json`, written by
-//! `models/train/ordering/cross/adapter.py`), its cache, and how the ordering model uses it or
+//! `models/train/ordering/cross/adapter.py`), its cache, and how the ordering model uses the set
+//! model its metadata names (this cross-encoder or the paragraph reader, `tests/reader.rs`) or
 //! falls back to the heads.
 
 mod common;
@@ -60,10 +61,10 @@ fn the_committed_metadata_names_the_manifest_export() {
     let row = manifest()
         .into_iter()
         .find(|e| e.path == cross.file)
-        .expect("manifest.tsv lists the cross-encoder export");
+        .expect("manifest.tsv lists the export ordering.json names");
     assert_eq!(
         row.sha256, cross.sha256,
-        "the weights in ordering.json were set with another export; rerun cross/tune.py"
+        "the weights in ordering.json were set with another export; rerun cross/tune.py or reader/tune.py"
     );
     assert!(cross.max_units >= 2);
     let w = cross
@@ -188,8 +189,9 @@ fn the_ordering_model_uses_it_for_small_sentence_sets() {
             assert!((row - 1.0).abs() < 1e-9, "{row}");
         }
     }
+    let name = model.cross_encoder().expect("it loaded").name();
     assert!(
-        model.summary().contains("cross-encoder on"),
+        model.summary().contains(&format!("{name} on")),
         "{}",
         model.summary()
     );
@@ -219,7 +221,9 @@ fn a_missing_or_corrupt_export_falls_back_to_the_heads() {
     if !common::models_installed() {
         return;
     }
-    // A models folder with the runtime and the encoder but no onnx/cross/.
+    // A models folder with the runtime and the encoder but not the export the metadata names
+    // (onnx/cross/ or onnx/reader/).
+    let file = meta().cross.expect("cross").file;
     let tmp = tempfile::tempdir().expect("tempdir");
     std::os::unix::fs::symlink(models().join("lib"), tmp.path().join("lib")).expect("link");
     std::fs::create_dir(tmp.path().join("onnx")).expect("mkdir");
@@ -227,14 +231,15 @@ fn a_missing_or_corrupt_export_falls_back_to_the_heads() {
         .expect("link");
     let model = falls_back(tmp.path());
     assert!(
-        model.summary().contains("cross-encoder unavailable"),
+        model.summary().contains(" unavailable"),
         "{}",
         model.summary()
     );
 
     // A corrupt export is an error naming the fix, not a crash; the heads still order.
-    std::fs::create_dir(tmp.path().join("onnx/cross")).expect("mkdir");
-    std::fs::write(tmp.path().join("onnx/cross/model.onnx"), b"not a model").expect("write");
+    let export = tmp.path().join(&file);
+    std::fs::create_dir_all(export.parent().expect("a folder")).expect("mkdir");
+    std::fs::write(&export, b"not a model").expect("write");
     falls_back(tmp.path());
 }
 

@@ -4,7 +4,9 @@
 use super::{EXIT_CLEAN, EXIT_ERROR};
 use crate::config::Device;
 use crate::model::files::{self, locate_models_dir, FileState};
-use crate::model::{runtime, CrossEncoder, Encoder, ModelOptions, MINILM};
+use crate::model::{
+    runtime, CrossEncoder, Encoder, ModelOptions, ParagraphReader, SetModel, SetModelKind, MINILM,
+};
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -263,6 +265,11 @@ pub fn doctor(args: DoctorArgs) -> anyhow::Result<u8> {
     );
     healthy &= smoke_test(&encoder)?;
     healthy &= cross_check(&options);
+    let uses_reader = crate::order::model::OrderingModel::load(&options)
+        .ok()
+        .and_then(|m| m.meta().cross.as_ref().map(|c| c.kind))
+        == Some(SetModelKind::Reader);
+    healthy &= reader_check(&options, uses_reader);
     if let Some(kib) = peak_rss_kib() {
         println!("memory:          peak RSS {:.0} MiB", kib as f64 / 1024.0);
     }
@@ -287,16 +294,36 @@ const CROSS_SMOKE: [&str; 3] = [
 /// incomplete (the `ordering` scorer then orders without it).
 fn cross_check(options: &ModelOptions) -> bool {
     let start = Instant::now();
-    let cross = match CrossEncoder::load(options) {
-        Ok(c) => c,
+    match CrossEncoder::load(options) {
+        Ok(c) => smoke_check("cross-encoder:  ", &SetModel::Pair(c), start),
         Err(e) => {
             println!("cross-encoder:   NOT LOADED: {e} (the ordering scorer orders without it)");
-            return false;
+            false
         }
-    };
+    }
+}
+
+/// Loads the paragraph reader and runs one paragraph through it, when the ordering metadata uses
+/// it (otherwise it is not needed and not checked).
+fn reader_check(options: &ModelOptions, uses_reader: bool) -> bool {
+    if !uses_reader {
+        return true;
+    }
+    let start = Instant::now();
+    match ParagraphReader::load(options) {
+        Ok(r) => smoke_check("paragraph reader:", &SetModel::Reader(r), start),
+        Err(e) => {
+            println!("paragraph reader: NOT LOADED: {e} (the ordering scorer orders without it)");
+            false
+        }
+    }
+}
+
+/// Runs [`CROSS_SMOKE`] through a loaded set model and prints how it did.
+fn smoke_check(label: &str, model: &SetModel, start: Instant) -> bool {
     let loaded = start.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    match cross.set_logits(&CROSS_SMOKE) {
+    match model.set_logits(&CROSS_SMOKE) {
         Ok(logits) => {
             let x = &logits.precedence;
             let n = CROSS_SMOKE.len();
@@ -319,16 +346,19 @@ fn cross_check(options: &ModelOptions) -> bool {
                 }
                 None => "; no successor output".to_string(),
             };
+            let passes = match model {
+                SetModel::Pair(_) => format!("{} pairs", n * (n - 1)),
+                SetModel::Reader(_) => "1 paragraph".to_string(),
+            };
             println!(
-                "cross-encoder:   loaded in {loaded:.0} ms on {}; {} pairs in {:.1} ms; original order preferred for {agree} of 3 pairs{successor}",
-                cross.provider(),
-                n * (n - 1),
+                "{label} loaded in {loaded:.0} ms on {}; {passes} in {:.1} ms; original order preferred for {agree} of 3 pairs{successor}",
+                model.provider(),
                 t.elapsed().as_secs_f64() * 1e3
             );
             true
         }
         Err(e) => {
-            println!("cross-encoder:   FAILED: {e}");
+            println!("{label} FAILED: {e}");
             false
         }
     }

@@ -12,6 +12,9 @@
 //! - [`encoder`] tokenizes, batches by length, runs the session and fills the cache.
 //! - [`cross`] is the sentence-precedence cross-encoder (a fine-tuned MiniLM reading a sentence
 //!   pair) that the ordering model adds to its objective; it batches and caches pairs the same way.
+//! - [`reader`] is the paragraph reader (a fine-tuned MiniLM reading all the sentences of a
+//!   paragraph at once), which gives the same pair logits in one pass; [`set_model`] is whichever
+//!   of the two the ordering metadata names.
 //!
 //! Loading is IO and may fail: every failure is a [`ModelError`] whose message names the fix
 //! (usually `models/install`); callers fall back to tier 0. Nothing here panics on missing or corrupt
@@ -22,13 +25,17 @@ pub mod cache;
 pub mod cross;
 pub mod encoder;
 pub mod files;
+pub mod reader;
 pub mod runtime;
+pub mod set_model;
 
 pub use cache::{CacheStats, EmbeddingCache};
 pub use cross::{CrossEncoder, PairLogits, SetLogits};
 pub use encoder::{Encoder, EncoderInfo};
 pub use files::{ModelSpec, MINILM};
+pub use reader::ParagraphReader;
 pub use runtime::{LibrarySource, Provider, Runtime};
+pub use set_model::{SetModel, SetModelKind};
 
 use crate::config::Device;
 use std::path::PathBuf;

@@ -47,7 +47,7 @@
 
 use super::decode::Problem;
 use crate::model::files::locate_models_dir;
-use crate::model::{CrossEncoder, ModelError, ModelOptions, Provider, Runtime};
+use crate::model::{ModelError, ModelOptions, Provider, Runtime, SetModel, SetModelKind};
 use crate::score::{Level, Pairwise, Reason, Unit};
 use ort::session::Session;
 use ort::value::Tensor;
@@ -234,7 +234,12 @@ pub struct CrossLevelMeta {
 /// `models/train/ordering/cross/tune.py`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct CrossMeta {
-    /// The ONNX export, relative to the models folder (`onnx/cross/model.onnx`).
+    /// Which model the export is: the pair cross-encoder (`pair`, the default) or the paragraph
+    /// reader (`reader`).
+    #[serde(default)]
+    pub kind: SetModelKind,
+    /// The ONNX export, relative to the models folder (`onnx/cross/model.onnx` or
+    /// `onnx/reader/model.onnx`).
     pub file: String,
     /// The export's sha256 the weights were set with (also a row of `models/manifest.tsv`).
     pub sha256: String,
@@ -504,7 +509,7 @@ pub struct OrderingModel {
     provider: Provider,
     models_dir: PathBuf,
     options: ModelOptions,
-    cross: OnceLock<Result<Arc<CrossEncoder>, String>>,
+    cross: OnceLock<Result<Arc<SetModel>, String>>,
 }
 
 impl std::fmt::Debug for OrderingModel {
@@ -514,6 +519,13 @@ impl std::fmt::Debug for OrderingModel {
             .field("sentence", &self.sentence.is_some())
             .field("paragraph", &self.paragraph.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+fn kind_name(kind: SetModelKind) -> &'static str {
+    match kind {
+        SetModelKind::Pair => "cross-encoder",
+        SetModelKind::Reader => "paragraph reader",
     }
 }
 
@@ -660,9 +672,9 @@ impl OrderingModel {
         .collect();
         let cross = match (&self.meta.cross, self.cross.get()) {
             (None, _) => "no cross-encoder".to_string(),
-            (Some(_), None) => "cross-encoder loaded on first use".to_string(),
-            (Some(_), Some(Ok(c))) => format!("cross-encoder on {}", c.provider()),
-            (Some(_), Some(Err(e))) => format!("cross-encoder unavailable: {e}"),
+            (Some(m), None) => format!("{} loaded on first use", kind_name(m.kind)),
+            (Some(_), Some(Ok(c))) => format!("{} on {}", c.name(), c.provider()),
+            (Some(m), Some(Err(e))) => format!("{} unavailable: {e}", kind_name(m.kind)),
         };
         format!(
             "ordering heads ({}) on {} from {}; {cross}",
@@ -674,14 +686,14 @@ impl OrderingModel {
 
     /// The precedence cross-encoder, loaded on the first call (on the device the options select);
     /// `Err` says why it cannot be used (then the heads' own objective applies).
-    pub fn cross_encoder(&self) -> Result<&Arc<CrossEncoder>, &str> {
+    pub fn cross_encoder(&self) -> Result<&Arc<SetModel>, &str> {
         let Some(meta) = &self.meta.cross else {
             return Err("the ordering model has no cross-encoder");
         };
         self.cross
             .get_or_init(|| {
                 let path = self.models_dir.join(&meta.file);
-                CrossEncoder::load_from(&path, &self.models_dir, &self.options)
+                SetModel::load_from(meta.kind, &path, &self.models_dir, &self.options)
                     .map(Arc::new)
                     .map_err(|e| e.to_string())
             })
@@ -958,7 +970,7 @@ impl OrderScores {
     }
 
     /// The same scores with the cross-encoder's logits `x` (row-major `[n, n]`, see
-    /// [`CrossEncoder::precedence`]); logits of the wrong size are ignored.
+    /// [`crate::model::CrossEncoder::precedence`] or the paragraph reader); logits of the wrong size are ignored.
     pub fn with_cross(mut self, x: &[f32]) -> OrderScores {
         let n = self.n;
         if x.len() != n * n {

@@ -50,10 +50,11 @@ pub fn window_starts(n: usize) -> Vec<usize> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
     /// Everything, with the shipped weights (`ordering`): the heads and, for sets of sentences
-    /// small enough, the precedence cross-encoder.
+    /// small enough, the set model `ordering.json` names (the paragraph reader, or the pair
+    /// cross-encoder).
     Full,
-    /// The heads' objective without the cross-encoder (`ordering-head`, an ablation for
-    /// evaluation and for large sets where the cross-encoder's cost matters).
+    /// The heads' objective without the set model (`ordering-head`, an ablation for evaluation
+    /// and for large sets where the set model's cost matters).
     Head,
     /// Only the precedence-derived terms (`ordering-pairwise`, an ablation for evaluation).
     Pairwise,
@@ -135,7 +136,7 @@ impl OrderingScorer {
             let objective = self.model.objective(level, units, &vectors)?;
             if let CrossUse::Failed(why) = &objective.cross {
                 if !self.warned_cross.swap(true, AtomicOrdering::Relaxed) {
-                    eprintln!("segue: warning: the precedence cross-encoder cannot be used ({why}); ordering without it");
+                    eprintln!("segue: warning: the ordering model's sentence reader cannot be used ({why}); ordering without it");
                 }
             }
             return Ok(objective.scores.chain(&objective.weights));
@@ -364,8 +365,8 @@ impl Scorer for OrderingScorer {
 
     fn description(&self) -> &'static str {
         match self.variant {
-            Variant::Full => "trained ordering model: learned successor and precedence probabilities, a sentence-pair precedence cross-encoder, embedding cosine and opening/closing cues",
-            Variant::Head => "trained ordering model without the cross-encoder: the heads' successor and precedence probabilities, embedding cosine and opening/closing cues",
+            Variant::Full => "trained ordering model: learned successor and precedence probabilities, a fine-tuned reader of whole paragraphs (precedence and successor of every sentence pair), embedding cosine and opening/closing cues",
+            Variant::Head => "trained ordering model without the paragraph reader: the heads' successor and precedence probabilities, embedding cosine and opening/closing cues",
             Variant::Pairwise => "trained ordering model, precedence terms only (P(a before b) of adjacent units and a Borda position potential)",
         }
     }

@@ -1,0 +1,121 @@
+"""Sets the paragraph reader's weights in the sentence level's order objective, on dev, and writes
+them to models/ordering/ordering.json (`cross`, kind `reader`).
+
+The reader is the installed ONNX export (models/onnx/reader/model.onnx, made by models/install from
+the committed adapter), run here with ONNX Runtime as Segue runs it: each paragraph read once, in
+a shuffled order (seed 13; the product reads the order it is given, and the reader was trained on
+random orders). Its antisymmetric precedence logits take the place of the pair cross-encoder's X
+and its successor logits the place of N, so the objective's terms are those of ../cross/tune.py:
+w.cross_precedence·log σ(X) of adjacent units, a Borda potential w.cross_borda, and
+w.cross_next·log-softmax N of adjacent units.
+
+The lesson of session 5 (docs/ordering.md): weights searched on the 97 dev abstracts alone overfit
+them. So the weights are searched on the abstracts and the 500 held-out dev paragraphs of
+../cross/heldout.py together, and the script reports both sets in-sample and a 2-fold estimate over
+the abstracts (weights searched on half of them plus the paragraphs, measured on the other half).
+
+Needs the sentence head's parameters (target/ordering/params-sentence.npz) and the dev embeddings
+cache, as ../cross/tune.py does. Run with models/train/.venv after `models/install`:
+  models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write]
+"""
+import hashlib
+import json
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "cross"))
+import decode  # noqa: E402
+import train as T  # noqa: E402
+import tune as TU  # noqa: E402
+import heldout as HO  # noqa: E402
+
+MODELS = TU.MODELS
+ONNX = MODELS / "onnx" / "reader" / "model.onnx"
+sys.path.insert(0, str(MODELS / "export"))
+from export_reader import feed  # noqa: E402
+
+PER_SENTENCE = 40
+MAX_UNITS = 16
+
+
+def logits(sentence_sets):
+    """(X, N) per set in gold order: the reader's precedence and successor logits."""
+    tok = Tokenizer.from_file(str(MODELS / "onnx" / "minilm" / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    sess = ort.InferenceSession(str(ONNX), so, providers=["CPUExecutionProvider"])
+    rng = random.Random(13)
+    out = []
+    for p in sentence_sets:
+        perm = rng.sample(range(len(p)), len(p))
+        _, prec, succ = sess.run(["position", "precedence", "successor"], feed(tok, [p[i] for i in perm], PER_SENTENCE))
+        inv = np.argsort(perm)  # gold sentence g was read in slot inv[g]
+        X = prec[0][np.ix_(inv, inv)].astype(np.float64)
+        N = succ[0][np.ix_(inv, inv)].astype(np.float64)
+        np.fill_diagonal(X, 0.0)
+        np.fill_diagonal(N, 0.0)
+        out.append((X, N))
+    return out
+
+
+def main():
+    meta_path = MODELS / "ordering" / "ordering.json"
+    meta = json.loads(meta_path.read_text())
+    params = dict(np.load(TU.ROOT / "target" / "ordering" / "params-sentence.npz"))
+    params.pop("info", None)
+    ia, ip = HO.abstracts(), HO.paragraphs()
+    base_a = [T.components(params, i) for i in ia]
+    base_p = [T.components(params, i) for i in ip]
+    xa = logits([[t[0] for t in i.texts] for i in ia])
+    xp = logits([[t[0] for t in i.texts] for i in ip])
+    ca = T.shuffled(TU.with_cross(base_a, xa))
+    cp = T.shuffled(TU.with_cross(base_p, xp))
+    keys = TU.KEYS + TU.NEXT_KEYS
+    start = dict(meta["levels"]["sentence"]["weights"], cross_precedence=1.0, cross_borda=0.1, cross_next=0.5)
+    head = decode.metrics(T.decode_all(ca, meta["levels"]["sentence"]["weights"]))
+    alone = decode.metrics(T.decode_all(ca, {"cross_precedence": 1.0, "cross_next": 1.0}))
+    w, _ = T.tune(ca + cp, keys=keys, start=start)
+    ma = decode.metrics(T.decode_all(ca, w))
+    mp = decode.metrics(T.decode_all(cp, w))
+    cv = TU.two_fold(ia, ca, keys, start, always=cp)
+    weights = {k: v for k, v in w.items() if v}
+    print("head only (shipped weights), abstracts", TU.rounded(head))
+    print("reader alone (precedence + successor), abstracts", TU.rounded(alone))
+    print("head + reader, weights", json.dumps(weights))
+    print("head + reader, abstracts", TU.rounded(ma))
+    print("head + reader, held-out paragraphs", TU.rounded(mp))
+    print("head + reader, abstracts 2-fold", TU.rounded(cv))
+    meta["cross"] = {
+        "kind": "reader",
+        "file": "onnx/reader/model.onnx",
+        "sha256": hashlib.sha256(ONNX.read_bytes()).hexdigest(),
+        "per_sentence_tokens": PER_SENTENCE,
+        "max_units": MAX_UNITS,
+        "levels": {"sentence": {"weights": weights}},
+        "dev": {
+            "instances": len(ia),
+            "heldout_paragraphs": len(ip),
+            "head_only": TU.rounded(head),
+            "reader_alone": TU.rounded(alone),
+            "head_and_reader": TU.rounded(ma),
+            "head_and_reader_heldout": TU.rounded(mp),
+            "head_and_reader_2fold": TU.rounded(cv),
+        },
+    }
+    if "--no-write" in sys.argv:
+        return
+    meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {meta_path}")
+
+
+if __name__ == "__main__":
+    main()
