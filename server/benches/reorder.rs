@@ -1,13 +1,14 @@
-//! `cargo bench --bench reorder`: what the precedence cross-encoder costs when a paragraph's
-//! sentences are reordered (`segue reorder --paragraph`, the reorder code action).
+//! `cargo bench --bench reorder`: what the ordering model's set model (the paragraph reader, or
+//! the pair cross-encoder in older metadata) costs when a paragraph's sentences are reordered
+//! (`segue reorder --paragraph`, the reorder code action).
 //!
 //! For sets of n = 4, 8, 12 and 16 consecutive sentences of dev documents (`SEGUE_BENCH_SETS`
 //! sets per n, default 8), it times the ordering model's table plus exact decoding:
 //!
-//! - `heads`: the heads' objective without the cross-encoder (`ordering-head`), the baseline;
-//! - `cross cold`: the full objective with an empty pair cache, n(n − 1) pair passes per set;
-//! - `cross warm`: the same sets again, every pair from the cache (a re-request after an edit
-//!   elsewhere).
+//! - `heads`: the heads' objective without the set model (`ordering-head`), the baseline;
+//! - `cold`: the full objective with an empty cache: one pass per set for the reader, n(n − 1)
+//!   pair passes for the cross-encoder;
+//! - `warm`: the same sets again, from the cache (a re-request after an edit elsewhere).
 //!
 //! Sentence embeddings are computed before timing, so all three rows measure the ordering step
 //! alone. Reported as milliseconds per set and as ratios to `heads` measured in the same run.
@@ -76,8 +77,9 @@ fn main() {
         .unwrap_or(8);
     let head = OrderingScorer::new(encoder.clone(), model.clone()).with_variant(Variant::Head);
     let full = OrderingScorer::new(encoder.clone(), model.clone());
-    println!("reorder one set of n sentences: ordering table + exact decoding, ms per set ({count} sets per n, {} threads)", options.threads());
-    println!("| n | heads | cross cold | cold / heads | cross warm | warm / heads |");
+    let name = model.cross_encoder().map_or("set model", |m| m.name());
+    println!("reorder one set of n sentences with the {name}: ordering table + exact decoding, ms per set ({count} sets per n, {} threads)", options.threads());
+    println!("| n | heads | cold | cold / heads | warm | warm / heads |");
     println!("|---:|---:|---:|---:|---:|---:|");
     for (k, n) in [4usize, 8, 12, 16].into_iter().enumerate() {
         let sets = sets(n, count, k * count);

@@ -10,7 +10,7 @@ It also writes `models/ordering/reader-fixture.json`: dev paragraphs with the co
 outputs computed here by PyTorch, which the export's check and server/tests/reader.rs (ONNX Runtime
 from Rust) must reproduce, and prints the compressed model's dev figures.
 
-Usage (the torch venv of ../cross/README.md): adapter.py [CHECKPOINT] [--rank 16]
+Usage (the torch venv of ../cross/README.md): adapter.py [CHECKPOINT] [--rank 32]
 """
 import argparse
 import importlib.util
@@ -48,7 +48,7 @@ def fixture_paragraphs():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("checkpoint", nargs="?", default=str(RT.R / "target/xenc/reader.pt"))
-    ap.add_argument("--rank", type=int, default=16)
+    ap.add_argument("--rank", type=int, default=32)
     args = ap.parse_args()
     base = load_file(RT.M + "/model.safetensors")
     ft = torch.load(args.checkpoint)
