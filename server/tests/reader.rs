@@ -76,7 +76,7 @@ fn the_export_matches_pytorch_and_caches_paragraphs() {
     for p in fixture() {
         let refs: Vec<&str> = p.sentences.iter().map(String::as_str).collect();
         let n = refs.len();
-        let got = reader.set_logits(&refs).expect("it runs");
+        let got = reader.read_in_order(&refs).expect("it runs");
         assert_eq!(got.precedence.len(), n * n);
         let next = got.next.expect("the reader has a successor output");
         for i in 0..n {
@@ -108,10 +108,50 @@ fn the_export_matches_pytorch_and_caches_paragraphs() {
         // The same paragraph with other whitespace comes from the cache.
         let spaced: Vec<String> = p.sentences.iter().map(|s| format!(" {s}  ")).collect();
         let spaced: Vec<&str> = spaced.iter().map(String::as_str).collect();
-        let again = reader.set_logits(&spaced).expect("it runs");
+        let again = reader.read_in_order(&spaced).expect("it runs");
         assert_eq!(again.precedence, got.precedence);
         assert_eq!(reader.paragraphs_run(), runs);
     }
+}
+
+#[test]
+fn a_set_gets_the_same_logits_in_any_order() {
+    if !common::models_installed() {
+        return;
+    }
+    let reader = ParagraphReader::load(&ModelOptions::from_env()).expect("the reader loads");
+    let sentences = [
+        "We study how writers order the sentences of a paragraph.",
+        "Previous work scored each sentence on its own.",
+        "In contrast, our model reads all of them at once.",
+        "It is trained on thousands of paragraphs.",
+    ];
+    let n = sentences.len();
+    let first = reader.set_logits(&sentences).expect("it runs");
+    assert_eq!(reader.paragraphs_run(), 1);
+    let order = [2, 0, 3, 1];
+    let shuffled: Vec<&str> = order.iter().map(|&i| sentences[i]).collect();
+    let second = reader.set_logits(&shuffled).expect("it runs");
+    assert_eq!(
+        reader.paragraphs_run(),
+        1,
+        "a permutation comes from the cache"
+    );
+    let (x, y) = (&first.precedence, first.next.as_ref().expect("successor"));
+    let (x2, y2) = (&second.precedence, second.next.as_ref().expect("successor"));
+    for (a, &i) in order.iter().enumerate() {
+        for (b, &j) in order.iter().enumerate() {
+            assert_eq!(x2[a * n + b], x[i * n + j]);
+            assert_eq!(y2[a * n + b], y[i * n + j]);
+        }
+    }
+    // The opening sentence comes first more often than not.
+    let ahead = (1..n).filter(|&j| x[j] > 0.0).count();
+    assert!(
+        ahead >= 2,
+        "the first sentence precedes {ahead} of {}",
+        n - 1
+    );
 }
 
 #[test]

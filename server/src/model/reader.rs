@@ -184,9 +184,38 @@ impl ParagraphReader {
         self.run.load(Ordering::Relaxed)
     }
 
-    /// The precedence and successor logits of every ordered pair of `sentences`, read in the given
-    /// order (one pass; from the cache when the same paragraph was read before).
+    /// The precedence and successor logits of every ordered pair of `sentences` (row-major
+    /// `[n, n]`, indexed as given). The set is read in a canonical order, its sentences sorted by
+    /// their normalised text, so the logits depend on the set alone, not on the order it comes in
+    /// (the model was trained on random orders but is not exactly invariant to them), and any
+    /// permutation of a paragraph read before comes from the cache.
     pub fn set_logits(&self, sentences: &[&str]) -> Result<SetLogits, ModelError> {
+        let n = sentences.len();
+        let keys: Vec<String> = sentences.iter().map(|s| normalise(s)).collect();
+        let mut canonical: Vec<usize> = (0..n).collect();
+        canonical.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+        let sorted: Vec<&str> = canonical.iter().map(|&i| sentences[i]).collect();
+        let read = self.read_in_order(&sorted)?;
+        // Sentence i was read in slot slot[i].
+        let mut slot = vec![0; n];
+        for (k, &i) in canonical.iter().enumerate() {
+            slot[i] = k;
+        }
+        let back = |m: &[f32]| -> Vec<f32> {
+            (0..n * n)
+                .map(|c| m[slot[c / n] * n + slot[c % n]])
+                .collect()
+        };
+        Ok(SetLogits {
+            precedence: back(&read.precedence),
+            next: read.next.as_deref().map(back),
+        })
+    }
+
+    /// The same logits with the sentences read in exactly the given order (one pass; from the
+    /// cache when the same sentences were read in the same order before). The trainer's fixture
+    /// is checked through this.
+    pub fn read_in_order(&self, sentences: &[&str]) -> Result<SetLogits, ModelError> {
         let n = sentences.len();
         if n < 2 {
             return Ok(SetLogits {

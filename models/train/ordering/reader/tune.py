@@ -2,9 +2,9 @@
 them to models/ordering/ordering.json (`cross`, kind `reader`).
 
 The reader is the installed ONNX export (models/onnx/reader/model.onnx, made by models/install from
-the committed adapter), run here with ONNX Runtime as Segue runs it: each paragraph read once, in
-a shuffled order (seed 13; the product reads the order it is given, and the reader was trained on
-random orders). Its antisymmetric precedence logits take the place of the pair cross-encoder's X
+the committed adapter), run here with ONNX Runtime as Segue runs it: each paragraph read once, its
+sentences in the canonical order Segue uses (sorted by their normalised text), so the logits do
+not depend on the order a set comes in. Its antisymmetric precedence logits take the place of the pair cross-encoder's X
 and its successor logits the place of N, so the objective's terms are those of ../cross/tune.py:
 w.cross_precedence·log σ(X) of adjacent units, a Borda potential w.cross_borda, and
 w.cross_next·log-softmax N of adjacent units.
@@ -16,11 +16,10 @@ the abstracts (weights searched on half of them plus the paragraphs, measured on
 
 Needs the sentence head's parameters (target/ordering/params-sentence.npz) and the dev embeddings
 cache, as ../cross/tune.py does. Run with models/train/.venv after `models/install`:
-  models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write]
+  models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write] [--start JSON]
 """
 import hashlib
 import json
-import random
 import sys
 from pathlib import Path
 
@@ -53,10 +52,11 @@ def logits(sentence_sets):
     so = ort.SessionOptions()
     so.intra_op_num_threads = 2
     sess = ort.InferenceSession(str(ONNX), so, providers=["CPUExecutionProvider"])
-    rng = random.Random(13)
     out = []
     for p in sentence_sets:
-        perm = rng.sample(range(len(p)), len(p))
+        # The canonical order Segue reads a set in (server/src/model/reader.rs): sorted by the
+        # whitespace-normalised text, ties by position.
+        perm = sorted(range(len(p)), key=lambda i: (" ".join(p[i].split()), i))
         _, prec, succ = sess.run(["position", "precedence", "successor"], feed(tok, [p[i] for i in perm], PER_SENTENCE))
         inv = np.argsort(perm)  # gold sentence g was read in slot inv[g]
         X = prec[0][np.ix_(inv, inv)].astype(np.float64)
@@ -80,7 +80,11 @@ def main():
     ca = T.shuffled(TU.with_cross(base_a, xa))
     cp = T.shuffled(TU.with_cross(base_p, xp))
     keys = TU.KEYS + TU.NEXT_KEYS
+    # Coordinate ascent finds a local optimum: it starts from the heads' weights plus the set
+    # model's terms, or from --start JSON (e.g. the weights a previous search found).
     start = dict(meta["levels"]["sentence"]["weights"], cross_precedence=1.0, cross_borda=0.1, cross_next=0.5)
+    if "--start" in sys.argv:
+        start = json.loads(sys.argv[sys.argv.index("--start") + 1])
     head = decode.metrics(T.decode_all(ca, meta["levels"]["sentence"]["weights"]))
     alone = decode.metrics(T.decode_all(ca, {"cross_precedence": 1.0, "cross_next": 1.0}))
     w, _ = T.tune(ca + cp, keys=keys, start=start)
