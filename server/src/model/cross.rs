@@ -14,7 +14,7 @@
 
 use super::batch::{load_tokenizer, PaddedBatch};
 use super::cache::{normalise, EmbeddingCache};
-use super::files::{locate_models_dir, MINILM};
+use super::files::{locate_models_dir, require_files, MINILM};
 use super::runtime::{Provider, Runtime};
 use super::{ModelError, ModelOptions};
 use ort::session::Session;
@@ -91,14 +91,7 @@ impl CrossEncoder {
         options: &ModelOptions,
     ) -> Result<CrossEncoder, ModelError> {
         let tokenizer_path = MINILM.tokenizer_path(models_dir);
-        for p in [path, tokenizer_path.as_path()] {
-            if !p.is_file() {
-                return Err(ModelError::NotInstalled {
-                    model: "precedence cross-encoder".into(),
-                    path: p.to_path_buf(),
-                });
-            }
-        }
+        require_files("precedence cross-encoder", &[path, &tokenizer_path])?;
         let tokenizer = load_tokenizer(&tokenizer_path, MAX_TOKENS)?;
         let runtime = Runtime::get(options, Some(models_dir))?;
         let choice = runtime.session(path, options, Some(models_dir))?;

@@ -7,7 +7,7 @@
 
 use super::batch::{load_tokenizer, PaddedBatch};
 use super::cache::{normalise, EmbeddingCache, Vector};
-use super::files::{locate_models_dir, ModelSpec, ModelsDir};
+use super::files::{locate_models_dir, require_files, ModelSpec, ModelsDir};
 use super::runtime::{LibrarySource, Provider, Runtime};
 use super::{ModelError, ModelOptions};
 use ort::session::Session;
@@ -109,14 +109,7 @@ impl Encoder {
         let models_dir = locate_models_dir(options)?;
         let model_path = spec.model_path(&models_dir.path);
         let tokenizer_path = spec.tokenizer_path(&models_dir.path);
-        for p in [&model_path, &tokenizer_path] {
-            if !p.is_file() {
-                return Err(ModelError::NotInstalled {
-                    model: spec.name.to_string(),
-                    path: p.clone(),
-                });
-            }
-        }
+        require_files(spec.name, &[&model_path, &tokenizer_path])?;
         let tokenizer = load_tokenizer(&tokenizer_path, spec.max_tokens)?;
         let runtime = Runtime::get(options, Some(&models_dir.path))?;
         let choice = runtime.session(&model_path, options, Some(&models_dir.path))?;

@@ -130,6 +130,18 @@ pub fn locate_models_dir(options: &ModelOptions) -> Result<ModelsDir, ModelError
     }
 }
 
+/// `Ok` when every file of `model` in `paths` exists, else [`ModelError::NotInstalled`] naming the
+/// first missing one (the loaders check before they open anything).
+pub fn require_files(model: &str, paths: &[&Path]) -> Result<(), ModelError> {
+    match paths.iter().find(|p| !p.is_file()) {
+        Some(missing) => Err(ModelError::NotInstalled {
+            model: model.to_string(),
+            path: missing.to_path_buf(),
+        }),
+        None => Ok(()),
+    }
+}
+
 fn candidates(options: &ModelOptions) -> Vec<(PathBuf, &'static str)> {
     if let Some(dir) = &options.models_dir {
         return vec![(dir.clone(), "the models_dir setting / SEGUE_MODELS_DIR")];

@@ -15,7 +15,7 @@
 use super::batch::load_tokenizer;
 use super::cache::{normalise, EmbeddingCache};
 use super::cross::SetLogits;
-use super::files::{locate_models_dir, MINILM};
+use super::files::{locate_models_dir, require_files, MINILM};
 use super::runtime::{Provider, Runtime};
 use super::{ModelError, ModelOptions};
 use ort::session::Session;
@@ -121,14 +121,7 @@ impl ParagraphReader {
         options: &ModelOptions,
     ) -> Result<ParagraphReader, ModelError> {
         let tokenizer_path = MINILM.tokenizer_path(models_dir);
-        for p in [path, tokenizer_path.as_path()] {
-            if !p.is_file() {
-                return Err(ModelError::NotInstalled {
-                    model: "paragraph reader".into(),
-                    path: p.to_path_buf(),
-                });
-            }
-        }
+        require_files("paragraph reader", &[path, &tokenizer_path])?;
         let mut tokenizer = load_tokenizer(&tokenizer_path, MAX_POSITIONS)?;
         tokenizer
             .with_truncation(None)
@@ -195,7 +188,8 @@ impl ParagraphReader {
         let mut canonical: Vec<usize> = (0..n).collect();
         canonical.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
         let sorted: Vec<&str> = canonical.iter().map(|&i| sentences[i]).collect();
-        let read = self.read_in_order(&sorted)?;
+        let sorted_keys: Vec<&str> = canonical.iter().map(|&i| keys[i].as_str()).collect();
+        let read = self.read(&sorted, &sorted_keys)?;
         // Sentence i was read in slot slot[i].
         let mut slot = vec![0; n];
         for (k, &i) in canonical.iter().enumerate() {
@@ -216,6 +210,14 @@ impl ParagraphReader {
     /// cache when the same sentences were read in the same order before). The trainer's fixture
     /// is checked through this.
     pub fn read_in_order(&self, sentences: &[&str]) -> Result<SetLogits, ModelError> {
+        let keys: Vec<String> = sentences.iter().map(|s| normalise(s)).collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        self.read(sentences, &keys)
+    }
+
+    /// [`ParagraphReader::read_in_order`] with each sentence's normalised text (the cache key)
+    /// already computed.
+    fn read(&self, sentences: &[&str], normalised: &[&str]) -> Result<SetLogits, ModelError> {
         let n = sentences.len();
         if n < 2 {
             return Ok(SetLogits {
@@ -223,12 +225,9 @@ impl ParagraphReader {
                 next: Some(vec![0.0; n * n]),
             });
         }
-        let key = sentences
+        let key = normalised
             .iter()
-            .map(|s| {
-                let s = normalise(s);
-                format!("{}:{s}", s.len())
-            })
+            .map(|s| format!("{}:{s}", s.len()))
             .collect::<String>();
         if let Some(v) = self.cache.get(&key).filter(|v| v.len() == 2 * n * n) {
             return Ok(SetLogits {

@@ -21,6 +21,16 @@ pub enum SetModelKind {
     Reader,
 }
 
+impl SetModelKind {
+    /// What it is, for logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            SetModelKind::Pair => "cross-encoder",
+            SetModelKind::Reader => "paragraph reader",
+        }
+    }
+}
+
 /// A loaded set model.
 #[derive(Debug)]
 pub enum SetModel {
@@ -72,11 +82,16 @@ impl SetModel {
         }
     }
 
+    /// Which kind it is.
+    pub fn kind(&self) -> SetModelKind {
+        match self {
+            SetModel::Pair(_) => SetModelKind::Pair,
+            SetModel::Reader(_) => SetModelKind::Reader,
+        }
+    }
+
     /// What it is, for logs.
     pub fn name(&self) -> &'static str {
-        match self {
-            SetModel::Pair(_) => "cross-encoder",
-            SetModel::Reader(_) => "paragraph reader",
-        }
+        self.kind().name()
     }
 }

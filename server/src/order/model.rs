@@ -522,13 +522,6 @@ impl std::fmt::Debug for OrderingModel {
     }
 }
 
-fn kind_name(kind: SetModelKind) -> &'static str {
-    match kind {
-        SetModelKind::Pair => "cross-encoder",
-        SetModelKind::Reader => "paragraph reader",
-    }
-}
-
 fn level_key(level: Level) -> &'static str {
     level.name()
 }
@@ -672,9 +665,9 @@ impl OrderingModel {
         .collect();
         let cross = match (&self.meta.cross, self.cross.get()) {
             (None, _) => "no cross-encoder".to_string(),
-            (Some(m), None) => format!("{} loaded on first use", kind_name(m.kind)),
+            (Some(m), None) => format!("{} loaded on first use", m.kind.name()),
             (Some(_), Some(Ok(c))) => format!("{} on {}", c.name(), c.provider()),
-            (Some(m), Some(Err(e))) => format!("{} unavailable: {e}", kind_name(m.kind)),
+            (Some(m), Some(Err(e))) => format!("{} unavailable: {e}", m.kind.name()),
         };
         format!(
             "ordering heads ({}) on {} from {}; {cross}",
