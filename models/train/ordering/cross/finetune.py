@@ -12,6 +12,8 @@ from transformers import BertModel
 from tokenizers import Tokenizer
 torch.set_num_threads(2); torch.manual_seed(0); random.seed(0)
 R = str(Path(__file__).resolve().parents[4]) + "/"; M = R + "target/xenc/minilm"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import decode  # noqa: E402  (exact DP over subsets and the metrics, shared with the heads' trainer)
 BUDGET = float(sys.argv[1]) if len(sys.argv) > 1 else 1200  # training seconds
 tok = Tokenizer.from_file(M + "/tokenizer.json"); tok.enable_truncation(128); tok.no_padding()
 
@@ -57,22 +59,6 @@ def sample(rng):
     elif rng.random() < 0.5 and j != i + 1 and rng.random() < 0.5: j = i + 1  # some extra adjacent pairs
     return (p[i], p[j], 1.0, float(j == i + 1)) if rng.random() < 0.5 else (p[j], p[i], 0.0, 0.0)
 
-def exact(n, score):
-    """Best order under an additive objective: score(order_so_far, j) for appending j (subset DP)."""
-    best = {0: (0.0, [])}
-    for mask in range(1 << n):
-        if mask not in best: continue
-        sc, order = best[mask]
-        for j in range(n):
-            if mask >> j & 1: continue
-            nm = mask | 1 << j; add = score(order, j)
-            if nm not in best or best[nm][0] < sc + add: best[nm] = (sc + add, order + [j])
-    return best[(1 << n) - 1][1]
-
-def tau(order):
-    n = len(order); pos = {u: r for r, u in enumerate(order)}
-    return sum(1 if pos[i] < pos[j] else -1 for i in range(n) for j in range(i + 1, n)) / (n * (n - 1) / 2)
-
 @torch.no_grad()
 def dev_eval(model):
     model.eval(); accs = []; pmr = []; taus = []; nacc = []; npmr = []; ntaus = []
@@ -90,14 +76,14 @@ def dev_eval(model):
         accs += [P[i, j] > 0.5 for i in range(n) for j in range(i + 1, n)]
         lp = np.log(np.clip(P, 1e-6, 1))
         # exact: best order maximising sum over i before j of log P(i before j)
-        order = exact(n, lambda o, j: sum(lp[k, j] for k in o))
-        pmr.append(order == list(range(n))); taus.append(tau(order))
+        order = decode.exact(np.zeros((n, n)), prec=lp)
+        pmr.append(decode.pmr(order)); taus.append(decode.tau(order))
         if NEXT:
             # successor alone: log-softmax over the candidates for each unit's next
             ls = N - np.logaddexp.reduce(N, axis=1, keepdims=True)
             nacc += [int(np.argmax(N[i])) == i + 1 for i in range(n - 1)]
-            order = exact(n, lambda o, j: ls[o[-1], j] if o else 0.0)
-            npmr.append(order == list(range(n))); ntaus.append(tau(order))
+            order = decode.exact(np.where(np.eye(n, dtype=bool), 0.0, ls))
+            npmr.append(decode.pmr(order)); ntaus.append(decode.tau(order))
     model.train()
     out = (float(np.mean(accs)), 100 * float(np.mean(pmr)), float(np.mean(taus)))
     if NEXT:

@@ -22,6 +22,8 @@ from transformers import BertModel
 from tokenizers import Tokenizer
 
 torch.set_num_threads(2); torch.manual_seed(0); random.seed(0)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import decode  # noqa: E402  (exact DP and metrics, shared with the heads' trainer)
 R = Path(__file__).resolve().parents[4]; M = str(R / "target/xenc/minilm")
 SHARED = R.parent / "shared" / "data"
 PER_SENTENCE = 40  # most tokens kept of one sentence
@@ -109,23 +111,6 @@ def loss_of(model, paragraphs, rng):
     return total / len(perms)
 
 
-def exact(n, score):
-    best = {0: (0.0, [])}
-    for mask in range(1 << n):
-        if mask not in best: continue
-        sc, order = best[mask]
-        for j in range(n):
-            if mask >> j & 1: continue
-            nm = mask | 1 << j; add = score(order, j)
-            if nm not in best or best[nm][0] < sc + add: best[nm] = (sc + add, order + [j])
-    return best[(1 << n) - 1][1]
-
-
-def tau(order):
-    n = len(order); pos = {u: r for r, u in enumerate(order)}
-    return sum(1 if pos[i] < pos[j] else -1 for i in range(n) for j in range(i + 1, n)) / (n * (n - 1) / 2)
-
-
 @torch.no_grad()
 def outputs(model, paragraphs, raw=False):
     """Per paragraph, read in a shuffled order (seed 13): r, log P(i before j), log-softmax successor
@@ -150,14 +135,15 @@ def evaluate(model, paragraphs):
     model.eval(); res = {"rank": [], "prec": [], "succ": [], "all": []}
     for rb, lp, ls in outputs(model, paragraphs):
         n = len(rb)
+        ls = np.where(np.eye(n, dtype=bool), 0.0, ls)  # the decoder never uses the diagonal
         orders = {
             "rank": list(np.argsort(-rb, kind="stable")),
-            "prec": exact(n, lambda o, j: sum(lp[k, j] for k in o)),
-            "succ": exact(n, lambda o, j: ls[o[-1], j] if o else 0.0),
-            "all": exact(n, lambda o, j: sum(lp[k, j] for k in o) + (ls[o[-1], j] if o else 0.0)),
+            "prec": decode.exact(np.zeros((n, n)), prec=lp),
+            "succ": decode.exact(ls),
+            "all": decode.exact(ls, prec=lp),
         }
         for name, order in orders.items():
-            res[name].append((list(order) == list(range(n)), tau(order)))
+            res[name].append((decode.pmr(order), decode.tau(order)))
     model.train()
     return {k: (round(100 * float(np.mean([a for a, _ in v])), 2), round(float(np.mean([t for _, t in v])), 3)) for k, v in res.items()}
 
