@@ -1,11 +1,16 @@
 //! Research tool, ignored by default: the discrimination comparisons of each term of the ordering
-//! heads' objective on its own (successor, precedence, Borda, opening, closing), to see whether
-//! `tier1` gains from weighting them separately. Writes `target/comb/terms.jsonl` in the format of
-//! `segue eval --comparisons`, for `models/train/tier1/fit.py --parts`:
+//! heads' objective on its own (successor, precedence, Borda, opening, closing) and of the
+//! paragraph reader's terms (`cross_precedence`, `cross_next`, `cross_borda`: only for sets the
+//! reader reads, sentences of documents of at most 16 sentences; constant elsewhere), to see
+//! whether `tier1` gains from weighting them separately. Writes `target/comb/terms.jsonl` in the
+//! format of `segue eval --comparisons`, for `models/train/tier1/fit.py`:
 //!
 //! ```sh
 //! cargo test --release -p segue --test discrimination_terms -- --ignored --nocapture
 //! ```
+//!
+//! `SEGUE_TERMS=cross_precedence,cross_next` measures only the named terms (and writes
+//! `target/comb/terms-<names>.jsonl`), e.g. to refit after a new reader.
 
 use segue::eval::data::read_corpus;
 use segue::eval::degrade::Degradation;
@@ -50,8 +55,15 @@ impl Scorer for Term {
         1
     }
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
+        let reader = self.weights.cross_precedence > 0.0
+            || self.weights.cross_next > 0.0
+            || self.weights.cross_borda > 0.0;
         let table = self.inner.vectors(units).ok().and_then(|v| {
-            let scores = self.inner.model().scores(level, units, &v).ok()?;
+            let scores = if reader {
+                self.inner.model().objective(level, units, &v).ok()?.scores
+            } else {
+                self.inner.model().scores(level, units, &v).ok()?
+            };
             Some(scores.chain(&self.weights))
         });
         match table {
@@ -98,11 +110,24 @@ fn ordering_terms_on_dev() {
         one("borda", |w| w.borda = 1.0),
         one("opening", |w| w.opening = 1.0),
         one("closing", |w| w.closing = 1.0),
+        one("cross_precedence", |w| w.cross_precedence = 1.0),
+        one("cross_next", |w| w.cross_next = 1.0),
+        one("cross_borda", |w| w.cross_borda = 1.0),
     ];
+    let only: Option<Vec<String>> = std::env::var("SEGUE_TERMS")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/comb");
     std::fs::create_dir_all(&out).expect("target/comb");
-    let mut f = std::fs::File::create(out.join("terms.jsonl")).expect("terms.jsonl");
-    for term in &terms {
+    let file = match &only {
+        Some(names) => format!("terms-{}.jsonl", names.join("-")),
+        None => "terms.jsonl".to_string(),
+    };
+    let mut f = std::fs::File::create(out.join(&file)).expect("terms file");
+    for term in terms
+        .iter()
+        .filter(|t| only.as_ref().is_none_or(|o| o.iter().any(|n| n == t.name)))
+    {
         let all = comparisons(term, &docs, &spec);
         let wins: f64 = all.iter().map(|c| c.win()).sum();
         eprintln!(

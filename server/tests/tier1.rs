@@ -1,20 +1,22 @@
 //! The combined `tier1` scorer on the real models: its transitions are the weighted mean of
-//! `embedding`, `tier0` and the ordering heads' terms, each term computed here straight from the
-//! heads. Skips with a printed reason when `models/install` has not run (CI runs it).
+//! `embedding`, `tier0` and the ordering objective's terms, each term computed here straight from
+//! the heads and, for a set the paragraph reader reads (sentences, at most its `max_units`), the
+//! reader. Skips with a printed reason when `models/install` has not run (CI runs it).
 
 mod common;
 
 use common::models_installed;
 use segue::model::{shared_encoder, ModelOptions};
-use segue::order::model::OrderingModel;
+use segue::order::model::{ChainTable, OrderScores, OrderingModel};
 use segue::score::precedence::OrderingScorer;
 use segue::score::registry::add_models;
 use segue::score::tier1::Tier1Weights;
-use segue::score::{Level, Pairwise, ScorerSet, Unit};
+use segue::score::{Level, Pairwise, Scorer, ScorerSet, Unit};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[test]
-fn tier1_is_the_weighted_mean_of_its_parts_on_real_models() {
+fn tier1_is_the_weighted_mean_of_its_parts_with_and_without_the_reader() {
     if !models_installed() {
         return;
     }
@@ -43,39 +45,81 @@ fn tier1_is_the_weighted_mean_of_its_parts_on_real_models() {
         shared_encoder(&options).expect("encoder"),
         std::sync::Arc::new(OrderingModel::load(&options).expect("ordering heads")),
     );
-    let (embedding_scorer, tier0_scorer) = (
-        set.get("embedding").expect("embedding"),
-        set.get("tier0").expect("tier0"),
-    );
-    for level in [Level::Sentence, Level::Paragraph] {
-        let [we, wt, wo] = weights.at(level);
-        let embedding = embedding_scorer.prepare(&units, level);
-        let tier0 = tier0_scorer.prepare(&units, level);
-        let vectors = heads.vectors(&units).expect("vectors");
-        let scores = heads
-            .model()
-            .scores(level, &units, &vectors)
-            .expect("heads run");
-        let terms = weights.terms(level);
-        let total: f64 = terms.iter().map(|(_, s)| s).sum();
-        let tables: Vec<_> = terms
-            .iter()
-            .filter(|(_, s)| *s > 0.0)
-            .map(|(w, s)| (scores.chain(w), s / total))
-            .collect();
-        let blended = tier1.prepare(&units, level);
-        let n = units.len();
-        for from in 0..n {
-            for to in 0..n {
-                let t: f64 = tables.iter().map(|(t, s)| s * t.transition(from, to)).sum();
-                let want =
-                    we * embedding.transition(from, to) + wt * tier0.transition(from, to) + wo * t;
-                let got = blended.transition(from, to);
-                assert!(
-                    (got - want).abs() < 1e-9,
-                    "{level:?} {from} → {to}: {got} vs {want}"
-                );
+    let parts = Parts {
+        tier1: tier1.as_ref(),
+        embedding: set.get("embedding").expect("embedding"),
+        tier0: set.get("tier0").expect("tier0"),
+        heads: &heads,
+        weights: &weights,
+    };
+    // 24 sentences: more than the reader reads, so its terms are constant.
+    assert!(!heads.model().cross_applies(Level::Sentence, units.len()));
+    parts.check(&units, false);
+    // 8 sentences: the reader reads them, and its terms move the sentence-level blend.
+    let short = &units[..8];
+    assert!(heads.model().cross_applies(Level::Sentence, short.len()));
+    parts.check(short, true);
+}
+
+struct Parts<'a> {
+    tier1: &'a dyn Scorer,
+    embedding: Arc<dyn Scorer>,
+    tier0: Arc<dyn Scorer>,
+    heads: &'a OrderingScorer,
+    weights: &'a Tier1Weights,
+}
+
+impl Parts<'_> {
+    /// Every transition of `tier1` at both levels equals the weighted mean computed here; with
+    /// `reader`, the sentence level's differs from the same blend without the reader's scores.
+    fn check(&self, units: &[Unit<'_>], reader: bool) {
+        for level in [Level::Sentence, Level::Paragraph] {
+            let [we, wt, wo] = self.weights.at(level);
+            let embedding = self.embedding.prepare(units, level);
+            let tier0 = self.tier0.prepare(units, level);
+            let vectors = self.heads.vectors(units).expect("vectors");
+            let model = self.heads.model();
+            let heads_only = model.scores(level, units, &vectors).expect("heads run");
+            let with_reader = model
+                .objective(level, units, &vectors)
+                .expect("objective")
+                .scores;
+            let terms = self.weights.terms(level);
+            let total: f64 = terms.iter().map(|(_, s)| s).sum();
+            let tables = |scores: &OrderScores| -> Vec<_> {
+                terms
+                    .iter()
+                    .filter(|(_, s)| *s > 0.0)
+                    .map(|(w, s)| (scores.chain(w), s / total))
+                    .collect()
+            };
+            let (want_tables, plain_tables) = (tables(&with_reader), tables(&heads_only));
+            let blended = self.tier1.prepare(units, level);
+            let n = units.len();
+            let mut moved = 0.0f64;
+            for from in 0..n {
+                for to in 0..n {
+                    let mix = |tables: &[(ChainTable, f64)]| -> f64 {
+                        let t: f64 = tables.iter().map(|(t, s)| s * t.transition(from, to)).sum();
+                        we * embedding.transition(from, to)
+                            + wt * tier0.transition(from, to)
+                            + wo * t
+                    };
+                    let (want, plain) = (mix(&want_tables), mix(&plain_tables));
+                    let got = blended.transition(from, to);
+                    assert!(
+                        (got - want).abs() < 1e-9,
+                        "{level:?} {from} → {to}: {got} vs {want}"
+                    );
+                    moved = moved.max((want - plain).abs());
+                }
             }
+            let expect_reader = reader && level == Level::Sentence;
+            assert_eq!(
+                moved > 1e-6,
+                expect_reader,
+                "{level:?}, {n} units: the reader's terms moved transitions by up to {moved}"
+            );
         }
     }
 }

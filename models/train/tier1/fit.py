@@ -2,9 +2,11 @@
 
 Input: discrimination comparisons (one JSON object per original vs degraded pair: scorer, level,
 degradation, doc, copy, original, degraded) for the parts `embedding` and `tier0` (from
-`segue eval --comparisons FILE`) and the ordering heads' objective terms `successor`,
-`precedence`, `borda`, `opening` and `closing`, each on its own (from the research test
-`server/tests/discrimination_terms.rs`, which writes target/comb/terms.jsonl). For each level, a
+`segue eval --comparisons FILE`) and the ordering objective's terms, each on its own: the heads'
+`successor`, `precedence`, `borda`, `opening` and `closing`, and the paragraph reader's
+`cross_precedence`, `cross_next` and `cross_borda` (sentences of documents of at most 16
+sentences; constant elsewhere), from the research test `server/tests/discrimination_terms.rs`,
+which writes target/comb/terms.jsonl. For each level, a
 logistic regression without intercept on the differences (original - degraded) of the parts'
 order scores, standardised, with both signs, finds the weighted mean of the scores that best
 tells originals from degraded copies. The weights are mapped back to the raw scores, clipped at 0,
@@ -24,7 +26,8 @@ import json
 
 import numpy as np
 
-PARTS = ["embedding", "tier0", "successor", "precedence", "borda", "opening", "closing"]
+PARTS = ["embedding", "tier0", "successor", "precedence", "borda", "opening", "closing",
+         "cross_precedence", "cross_next", "cross_borda"]
 DEGRADATIONS = ["R1", "R2", "R", "D1", "D2", "D5", "D10"]
 
 

@@ -1,8 +1,8 @@
 //! The combined tier-1 score (`tier1`): a weighted mean of the transitions of `embedding` (meaning:
 //! the cosine of sentence vectors), `tier0` (shared words, entities and discourse cues) and the
-//! terms of the ordering heads' objective ([`OrderingTerms`]: successor, precedence, Borda,
-//! opening and closing, each its own table scaled per set) — the direction-aware cues the other
-//! two lack.
+//! terms of the ordering objective ([`OrderingTerms`]: the heads' successor, precedence, Borda,
+//! opening and closing, and the paragraph reader's precedence, successor and Borda for the sets it
+//! reads, each its own table scaled per set) — the direction-aware cues the other two lack.
 //!
 //! The weights (one set per level, in `models/tier1/tier1.json`) are fitted by
 //! `models/train/tier1/fit.py` as a logistic regression on the differences between the order
@@ -26,8 +26,22 @@ const EMBEDDED: &str = include_str!("../../../models/tier1/tier1.json");
 /// The scorers the blend reads whole, by name.
 pub const SCORER_PARTS: [&str; 2] = ["embedding", "tier0"];
 
-/// The ordering heads' objective terms the blend reads, each on its own.
-pub const TERM_PARTS: [&str; 5] = ["successor", "precedence", "borda", "opening", "closing"];
+/// The ordering objective's terms the blend reads, each on its own: the heads' five, then the
+/// paragraph reader's three (`cross_*`; they are constant, and so add nothing, for sets the reader
+/// does not read: paragraphs, and documents of more than its `max_units` sentences).
+pub const TERM_PARTS: [&str; 8] = [
+    "successor",
+    "precedence",
+    "borda",
+    "opening",
+    "closing",
+    "cross_precedence",
+    "cross_next",
+    "cross_borda",
+];
+
+/// Parts that weights written before they existed may leave out (they count as 0).
+const OPTIONAL_PARTS: [&str; 3] = ["cross_precedence", "cross_next", "cross_borda"];
 
 /// The objective weights that select one term.
 fn term_weights(term: &str) -> OrderWeights {
@@ -37,13 +51,16 @@ fn term_weights(term: &str) -> OrderWeights {
         "precedence" => w.precedence = 1.0,
         "borda" => w.borda = 1.0,
         "opening" => w.opening = 1.0,
+        "cross_precedence" => w.cross_precedence = 1.0,
+        "cross_next" => w.cross_next = 1.0,
+        "cross_borda" => w.cross_borda = 1.0,
         _ => w.closing = 1.0,
     }
     w
 }
 
 /// The blend's weights: for each level, one non-negative weight per part of [`SCORER_PARTS`] and
-/// [`TERM_PARTS`].
+/// [`TERM_PARTS`] (the reader's terms may be left out: 0).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Tier1Weights {
     /// Where the weights come from (data, command), for the model card.
@@ -64,9 +81,11 @@ impl Tier1Weights {
                 .ok_or_else(|| format!("tier1 weights: no `{}` level", level.name()))?;
             let mut sum = 0.0;
             for part in SCORER_PARTS.iter().chain(&TERM_PARTS) {
-                let v = *parts
-                    .get(*part)
-                    .ok_or_else(|| format!("tier1 weights: no weight for `{part}`"))?;
+                let v = match parts.get(*part) {
+                    Some(v) => *v,
+                    None if OPTIONAL_PARTS.contains(part) => 0.0,
+                    None => return Err(format!("tier1 weights: no weight for `{part}`")),
+                };
                 if !v.is_finite() || v < 0.0 {
                     return Err(format!("tier1 weights: `{part}` has weight {v}"));
                 }
@@ -230,7 +249,7 @@ impl Scorer for Tier1 {
     }
 
     fn description(&self) -> &'static str {
-        "combined tier-1 score: embedding cosine, the built-in tier0 score and the ordering heads' direction cues, weighted as fitted on dev data"
+        "combined tier-1 score: embedding cosine, the built-in tier0 score and the ordering models' direction cues, weighted as fitted on dev data"
     }
 
     fn tier(&self) -> u8 {
@@ -305,14 +324,14 @@ mod tests {
         Tier1::new(e, t, o, weights)
     }
 
-    /// Weights with `e`, `t` for embedding and tier0 and `o` spread over the five terms.
+    /// Weights with `e`, `t` for embedding and tier0 and `o` spread over the terms.
     fn weights(s: [f64; 3], p: [f64; 3]) -> Tier1Weights {
         let level = |w: [f64; 3]| {
             let mut m: BTreeMap<String, f64> = BTreeMap::new();
             m.insert("embedding".into(), w[0]);
             m.insert("tier0".into(), w[1]);
             for t in TERM_PARTS {
-                m.insert(t.into(), w[2] / 5.0);
+                m.insert(t.into(), w[2] / TERM_PARTS.len() as f64);
             }
             m
         };
@@ -349,6 +368,9 @@ mod tests {
                 w.borda,
                 w.opening,
                 w.closing,
+                w.cross_precedence,
+                w.cross_next,
+                w.cross_borda,
                 w.coherence,
             ]
         };
@@ -376,6 +398,16 @@ mod tests {
         assert!(Tier1Weights::from_json(&missing)
             .unwrap_err()
             .contains("successor"));
+        // Weights written before the reader's terms existed still load, with those terms at 0.
+        let old = format!(
+            r#"{{"source": "x", "levels": {{"sentence": {{{ok}}}, "paragraph": {{{ok}}}}}}}"#
+        );
+        let w = Tier1Weights::from_json(&old).expect("weights without the reader's terms");
+        assert!(w
+            .terms(Level::Sentence)
+            .iter()
+            .all(|(t, share)| *share == 0.0
+                || t.cross_precedence + t.cross_next + t.cross_borda == 0.0));
         let zero = format!(
             r#"{{"source": "x", "levels": {{"sentence": {{"embedding": 0, "tier0": 0, "successor": 0, "precedence": 0, "borda": 0, "opening": 0, "closing": 0}}, "paragraph": {{{ok}}}}}}}"#
         );
