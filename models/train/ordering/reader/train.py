@@ -21,7 +21,7 @@ import numpy as np, torch
 from transformers import BertModel
 from tokenizers import Tokenizer
 
-torch.set_num_threads(2); torch.manual_seed(0); random.seed(0)
+torch.set_num_threads(int(os.environ.get("THREADS", 2))); torch.manual_seed(0); random.seed(0)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import decode  # noqa: E402  (exact DP and metrics, shared with the heads' trainer)
 R = Path(__file__).resolve().parents[4]; M = str(R / "target/xenc/minilm")
@@ -43,10 +43,14 @@ def paras(path, lo, hi, skip_first=False):
 
 train = (paras(SHARED / "train.abstracts.jsonl", 3, 12) + paras(R / "target/ordering/train.paras.jsonl", 3, 10)
          + paras(R / "target/ordering/train.paras2.jsonl", 3, 10))
+# EXTRA=path: a further training source (../../data/rustdoc_paras.py's Rust crate docs), drawn for
+# a share EXTRA_SHARE of each batch's paragraphs (default 0.3) instead of its own size's share.
+extra = paras(Path(os.environ["EXTRA"]), 3, 12) if os.environ.get("EXTRA") else []
+EXTRA_SHARE = float(os.environ.get("EXTRA_SHARE", 0.3)) if extra else 0.0
 abstracts = paras(SHARED / "dev.abstracts.jsonl", 4, 10)
 heldout = paras(SHARED / "dev.jsonl", 4, 10, skip_first=True)
 random.Random(0).shuffle(heldout); heldout = heldout[:500]
-print(len(train), "train paragraphs;", len(abstracts), "dev abstracts;", len(heldout), "held-out dev paragraphs", flush=True)
+print(len(train), "train paragraphs +", len(extra), "extra;", len(abstracts), "dev abstracts;", len(heldout), "held-out dev paragraphs", flush=True)
 
 
 class Reader(torch.nn.Module):
@@ -159,7 +163,8 @@ if __name__ == "__main__":
     rng = random.Random(int(os.environ.get("SEED", 0))); seen = 0; start = time.time(); last = start; losses = []
     every = float(os.environ.get("EVERY", 600))
     while time.time() - start < BUDGET:
-        b = [train[rng.randrange(len(train))] for _ in range(BATCH)]
+        b = [extra[rng.randrange(len(extra))] if rng.random() < EXTRA_SHARE else train[rng.randrange(len(train))]
+             for _ in range(BATCH)]
         loss = loss_of(model, b, rng)
         opt.zero_grad(); loss.backward(); opt.step()
         seen += len(b); losses.append(loss.item())
