@@ -1,7 +1,7 @@
 //! Research tool, ignored by default: the discrimination comparisons of each term of the ordering
 //! heads' objective on its own (successor, precedence, Borda, opening, closing) and of the
 //! paragraph reader's terms (`cross_precedence`, `cross_next`, `cross_borda`: only for sets the
-//! reader reads, sentences of documents of at most 16 sentences; constant elsewhere), to see
+//! reader reads, documents of at most 16 units at either level; constant elsewhere), to see
 //! whether `tier1` gains from weighting them separately. Writes `target/comb/terms.jsonl` in the
 //! format of `segue eval --comparisons`, for `models/train/tier1/fit.py`:
 //!
@@ -10,7 +10,8 @@
 //! ```
 //!
 //! `SEGUE_TERMS=cross_precedence,cross_next` measures only the named terms (and writes
-//! `target/comb/terms-<names>.jsonl`), e.g. to refit after a new reader.
+//! `target/comb/terms-<names>.jsonl`, or `terms-<names>-<level>.jsonl` with `SEGUE_LEVELS=sentence`
+//! or `paragraph`), e.g. to refit after a new reader.
 
 use segue::eval::data::read_corpus;
 use segue::eval::degrade::Degradation;
@@ -60,7 +61,11 @@ impl Scorer for Term {
             || self.weights.cross_borda > 0.0;
         let table = self.inner.vectors(units).ok().and_then(|v| {
             let scores = if reader {
-                self.inner.model().objective(level, units, &v).ok()?.scores
+                self.inner
+                    .model()
+                    .scores_with_set_model(level, units, &v)
+                    .ok()?
+                    .0
             } else {
                 self.inner.model().scores(level, units, &v).ok()?
             };
@@ -91,7 +96,11 @@ fn ordering_terms_on_dev() {
             .iter()
             .map(|d| Degradation::parse(d).expect("degradation"))
             .collect(),
-        levels: vec![Level::Sentence, Level::Paragraph],
+        levels: match std::env::var("SEGUE_LEVELS").as_deref() {
+            Ok("sentence") => vec![Level::Sentence],
+            Ok("paragraph") => vec![Level::Paragraph],
+            _ => vec![Level::Sentence, Level::Paragraph],
+        },
         copies: 5,
         seed: 13,
     };
@@ -120,7 +129,10 @@ fn ordering_terms_on_dev() {
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/comb");
     std::fs::create_dir_all(&out).expect("target/comb");
     let file = match &only {
-        Some(names) => format!("terms-{}.jsonl", names.join("-")),
+        Some(names) => match std::env::var("SEGUE_LEVELS") {
+            Ok(level) => format!("terms-{}-{level}.jsonl", names.join("-")),
+            Err(_) => format!("terms-{}.jsonl", names.join("-")),
+        },
         None => "terms.jsonl".to_string(),
     };
     let mut f = std::fs::File::create(out.join(&file)).expect("terms file");

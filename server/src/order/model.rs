@@ -703,6 +703,48 @@ impl OrderingModel {
         })
     }
 
+    /// Whether the set model (the paragraph reader or the pair cross-encoder) reads a set of `n`
+    /// units at all, at any level: the metadata names one and `2 ≤ n ≤ max_units`. The ordering
+    /// objective uses it only where [`OrderingModel::cross_applies`]; `tier1`'s reader terms
+    /// wherever it reads.
+    pub fn set_model_reads(&self, n: usize) -> bool {
+        self.meta
+            .cross
+            .as_ref()
+            .is_some_and(|c| (2..=c.max_units).contains(&n))
+    }
+
+    /// The heads' scores for `units` at `level` with the set model's logits added when it reads
+    /// the set ([`OrderingModel::set_model_reads`]), whatever the level's weights; the second
+    /// value says whether they were added, or why not.
+    pub fn scores_with_set_model(
+        &self,
+        level: Level,
+        units: &[Unit<'_>],
+        vectors: &[Vec<f32>],
+    ) -> Result<(OrderScores, CrossUse), OrderingError> {
+        let scores = self.scores(level, units, vectors)?;
+        if !self.set_model_reads(units.len()) {
+            return Ok((scores, CrossUse::NotApplicable));
+        }
+        let model = match self.cross_encoder() {
+            Ok(m) => m,
+            Err(why) => return Ok((scores, CrossUse::Failed(why.to_string()))),
+        };
+        let texts: Vec<String> = units.iter().map(|u| u.join(" ")).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        Ok(match model.set_logits(&refs) {
+            Ok(x) => (
+                match &x.next {
+                    Some(y) => scores.with_cross(&x.precedence).with_cross_successor(y),
+                    None => scores.with_cross(&x.precedence),
+                },
+                CrossUse::Used,
+            ),
+            Err(e) => (scores, CrossUse::Failed(e.to_string())),
+        })
+    }
+
     /// The weights of the objective with the cross-encoder's terms at `level`, if it has them.
     pub fn cross_weights(&self, level: Level) -> Option<OrderWeights> {
         let c = self.meta.cross.as_ref()?;
@@ -812,38 +854,29 @@ impl OrderingModel {
         units: &[Unit<'_>],
         vectors: &[Vec<f32>],
     ) -> Result<Objective, OrderingError> {
-        let scores = self.scores(level, units, vectors)?;
         let head = self
             .weights(level)
             .ok_or(OrderingError::NoHead(level.name()))?;
-        let head_only = |scores, cross| Objective {
-            scores,
-            weights: head,
-            cross,
-        };
         let (true, Some(weights)) = (
             self.cross_applies(level, units.len()),
             self.cross_weights(level),
         ) else {
-            return Ok(head_only(scores, CrossUse::NotApplicable));
+            return Ok(Objective {
+                scores: self.scores(level, units, vectors)?,
+                weights: head,
+                cross: CrossUse::NotApplicable,
+            });
         };
-        let encoder = match self.cross_encoder() {
-            Ok(e) => e,
-            Err(why) => return Ok(head_only(scores, CrossUse::Failed(why.to_string()))),
-        };
-        let texts: Vec<String> = units.iter().map(|u| u.join(" ")).collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        match encoder.set_logits(&refs) {
-            Ok(x) => Ok(Objective {
-                scores: match &x.next {
-                    Some(y) => scores.with_cross(&x.precedence).with_cross_successor(y),
-                    None => scores.with_cross(&x.precedence),
-                },
-                weights,
-                cross: CrossUse::Used,
-            }),
-            Err(e) => Ok(head_only(scores, CrossUse::Failed(e.to_string()))),
-        }
+        let (scores, cross) = self.scores_with_set_model(level, units, vectors)?;
+        Ok(Objective {
+            scores,
+            weights: if cross == CrossUse::Used {
+                weights
+            } else {
+                head
+            },
+            cross,
+        })
     }
 }
 

@@ -217,22 +217,26 @@ impl OrderingTerms {
     }
 
     /// The terms' tables for a set of at most [`MAX_SET`] units. The paragraph reader runs only
-    /// when one of its terms has a share at `level` and the set is one it reads; otherwise its
-    /// terms' tables are constant.
+    /// when one of its terms has a share at `level` and it reads a set of this size (at either
+    /// level: paragraphs are read as units, each cut to its per-sentence token limit); otherwise
+    /// its terms' tables are constant.
     fn mix(&self, units: &[Unit<'_>], level: Level) -> Result<TermMix, OrderingError> {
         let vectors = self.scorer.vectors(units)?;
         let reader =
             self.terms(level).iter().any(|(w, _)| {
                 w.cross_precedence > 0.0 || w.cross_next > 0.0 || w.cross_borda > 0.0
-            }) && self.scorer.model.cross_applies(level, units.len());
+            }) && self.scorer.model.set_model_reads(units.len());
         let scores = if reader {
-            let objective = self.scorer.model.objective(level, units, &vectors)?;
-            if let CrossUse::Failed(why) = &objective.cross {
+            let (scores, used) = self
+                .scorer
+                .model
+                .scores_with_set_model(level, units, &vectors)?;
+            if let CrossUse::Failed(why) = &used {
                 if !self.scorer.warned_cross.swap(true, AtomicOrdering::Relaxed) {
                     eprintln!("segue: warning: the ordering model's sentence reader cannot be used ({why}); tier1 goes on without its terms");
                 }
             }
-            objective.scores
+            scores
         } else {
             self.scorer.model.scores(level, units, &vectors)?
         };

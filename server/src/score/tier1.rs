@@ -357,6 +357,10 @@ mod tests {
             assert_eq!(terms.len(), TERM_PARTS.len());
             assert!(terms.iter().any(|(_, share)| *share > 0.0));
         }
+        // The reader's terms are in the sentence-level blend (server/tests/tier1.rs relies on it).
+        assert!(w.terms(Level::Sentence).iter().any(|(t, share)| {
+            *share > 0.0 && t.cross_precedence + t.cross_next + t.cross_borda > 0.0
+        }));
     }
 
     #[test]
