@@ -56,9 +56,7 @@ impl Scorer for Term {
         1
     }
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
-        let reader = self.weights.cross_precedence > 0.0
-            || self.weights.cross_next > 0.0
-            || self.weights.cross_borda > 0.0;
+        let reader = self.weights.uses_set_model();
         let table = self.inner.vectors(units).ok().and_then(|v| {
             let scores = if reader {
                 self.inner

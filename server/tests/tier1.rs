@@ -87,9 +87,9 @@ impl Parts<'_> {
                 .expect("heads and reader run");
             assert_eq!(used == CrossUse::Used, reader, "{level:?}: {used:?}");
             let terms = self.weights.terms(level);
-            let reader_terms = terms.iter().any(|(w, share)| {
-                *share > 0.0 && w.cross_precedence + w.cross_next + w.cross_borda > 0.0
-            });
+            let reader_terms = terms
+                .iter()
+                .any(|(w, share)| *share > 0.0 && w.uses_set_model());
             let total: f64 = terms.iter().map(|(_, s)| s).sum();
             let tables = |scores: &OrderScores| -> Vec<_> {
                 terms

@@ -116,6 +116,11 @@ pub struct OrderWeights {
 }
 
 impl OrderWeights {
+    /// Whether any of the set model's terms (`cross_*`) has weight.
+    pub fn uses_set_model(&self) -> bool {
+        self.cross_precedence > 0.0 || self.cross_next > 0.0 || self.cross_borda > 0.0
+    }
+
     /// Only the precedence-derived terms (the "pairwise model" ablation).
     pub fn pairwise_only(&self) -> OrderWeights {
         OrderWeights {

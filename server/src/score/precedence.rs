@@ -222,10 +222,8 @@ impl OrderingTerms {
     /// its terms' tables are constant.
     fn mix(&self, units: &[Unit<'_>], level: Level) -> Result<TermMix, OrderingError> {
         let vectors = self.scorer.vectors(units)?;
-        let reader =
-            self.terms(level).iter().any(|(w, _)| {
-                w.cross_precedence > 0.0 || w.cross_next > 0.0 || w.cross_borda > 0.0
-            }) && self.scorer.model.set_model_reads(units.len());
+        let reader = self.terms(level).iter().any(|(w, _)| w.uses_set_model())
+            && self.scorer.model.set_model_reads(units.len());
         let scores = if reader {
             let (scores, used) = self
                 .scorer
@@ -233,7 +231,7 @@ impl OrderingTerms {
                 .scores_with_set_model(level, units, &vectors)?;
             if let CrossUse::Failed(why) = &used {
                 if !self.scorer.warned_cross.swap(true, AtomicOrdering::Relaxed) {
-                    eprintln!("segue: warning: the ordering model's sentence reader cannot be used ({why}); tier1 goes on without its terms");
+                    eprintln!("segue: warning: the ordering model's paragraph reader cannot be used ({why}); tier1 goes on without its terms");
                 }
             }
             scores

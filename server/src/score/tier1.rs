@@ -28,7 +28,7 @@ pub const SCORER_PARTS: [&str; 2] = ["embedding", "tier0"];
 
 /// The ordering objective's terms the blend reads, each on its own: the heads' five, then the
 /// paragraph reader's three (`cross_*`; they are constant, and so add nothing, for sets the reader
-/// does not read: paragraphs, and documents of more than its `max_units` sentences).
+/// does not read: documents of more than its `max_units` units).
 pub const TERM_PARTS: [&str; 8] = [
     "successor",
     "precedence",
@@ -358,9 +358,10 @@ mod tests {
             assert!(terms.iter().any(|(_, share)| *share > 0.0));
         }
         // The reader's terms are in the sentence-level blend (server/tests/tier1.rs relies on it).
-        assert!(w.terms(Level::Sentence).iter().any(|(t, share)| {
-            *share > 0.0 && t.cross_precedence + t.cross_next + t.cross_borda > 0.0
-        }));
+        assert!(w
+            .terms(Level::Sentence)
+            .iter()
+            .any(|(t, share)| *share > 0.0 && t.uses_set_model()));
     }
 
     #[test]
@@ -410,8 +411,7 @@ mod tests {
         assert!(w
             .terms(Level::Sentence)
             .iter()
-            .all(|(t, share)| *share == 0.0
-                || t.cross_precedence + t.cross_next + t.cross_borda == 0.0));
+            .all(|(t, share)| *share == 0.0 || !t.uses_set_model()));
         let zero = format!(
             r#"{{"source": "x", "levels": {{"sentence": {{"embedding": 0, "tier0": 0, "successor": 0, "precedence": 0, "borda": 0, "opening": 0, "closing": 0}}, "paragraph": {{{ok}}}}}}}"#
         );
