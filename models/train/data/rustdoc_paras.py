@@ -122,8 +122,9 @@ def main():
     args = ap.parse_args()
     crates = locked_crates(ROOT / "Cargo.lock")
     seen, rows, found = set(), [], 0
+    registries = registry_dirs()
     for name in crates:
-        dirs = [d / name for d in registry_dirs() if (d / name).is_dir()]
+        dirs = [d / name for d in registries if (d / name).is_dir()]
         if not dirs:
             continue
         found += 1

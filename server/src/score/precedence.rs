@@ -136,7 +136,7 @@ impl OrderingScorer {
             let objective = self.model.objective(level, units, &vectors)?;
             if let CrossUse::Failed(why) = &objective.cross {
                 if !self.warned_cross.swap(true, AtomicOrdering::Relaxed) {
-                    eprintln!("segue: warning: the ordering model's sentence reader cannot be used ({why}); ordering without it");
+                    eprintln!("segue: warning: the ordering model's set model cannot be used ({why}); ordering without it");
                 }
             }
             return Ok(objective.scores.chain(&objective.weights));
@@ -222,16 +222,15 @@ impl OrderingTerms {
     /// its terms' tables are constant.
     fn mix(&self, units: &[Unit<'_>], level: Level) -> Result<TermMix, OrderingError> {
         let vectors = self.scorer.vectors(units)?;
-        let reader = self.terms(level).iter().any(|(w, _)| w.uses_set_model())
-            && self.scorer.model.set_model_reads(units.len());
-        let scores = if reader {
+        // `scores_with_set_model` itself leaves the reader out of sets it does not read.
+        let scores = if self.terms(level).iter().any(|(w, _)| w.uses_set_model()) {
             let (scores, used) = self
                 .scorer
                 .model
                 .scores_with_set_model(level, units, &vectors)?;
             if let CrossUse::Failed(why) = &used {
                 if !self.scorer.warned_cross.swap(true, AtomicOrdering::Relaxed) {
-                    eprintln!("segue: warning: the ordering model's paragraph reader cannot be used ({why}); tier1 goes on without its terms");
+                    eprintln!("segue: warning: the ordering model's set model cannot be used ({why}); tier1 goes on without its terms");
                 }
             }
             scores
