@@ -94,10 +94,12 @@ def build(model_dir: Path, adapter_path: Path):
 
 
 def feed(tok, sentences, per_sentence):
-    """The model's inputs for one paragraph read in the given order (as the Rust side builds them)."""
+    """The model's inputs for one paragraph read in the given order (as the Rust side builds them:
+    each sentence cut to `per_sentence` tokens, or fewer so that the set fits 512 positions)."""
     ids, types, spans = [tok.token_to_id("[CLS]")], [0], []
+    limit = min(per_sentence, max(1, (512 - 1 - len(sentences)) // max(len(sentences), 1)))
     for k, s in enumerate(sentences):
-        t = tok.encode(s, add_special_tokens=False).ids[:per_sentence]
+        t = tok.encode(s, add_special_tokens=False).ids[:limit]
         spans.append((len(ids), len(ids) + len(t)))
         ids += t + [tok.token_to_id("[SEP]")]
         types += [k % 2] * (len(t) + 1)

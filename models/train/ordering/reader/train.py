@@ -27,6 +27,7 @@ import decode  # noqa: E402  (exact DP and metrics, shared with the heads' train
 R = Path(__file__).resolve().parents[4]; M = str(R / "target/xenc/minilm")
 SHARED = R.parent / "shared" / "data"
 PER_SENTENCE = 40  # most tokens kept of one sentence
+MAX_POSITIONS = 512  # the encoder's; longer sets keep fewer tokens per sentence (as reader.rs does)
 BATCH = int(os.environ.get("BATCH", 8))
 tok = Tokenizer.from_file(M + "/tokenizer.json"); tok.no_truncation(); tok.no_padding()
 CLS, SEP = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
@@ -45,7 +46,8 @@ train = (paras(SHARED / "train.abstracts.jsonl", 3, 12) + paras(R / "target/orde
          + paras(R / "target/ordering/train.paras2.jsonl", 3, 10))
 # EXTRA=path: a further training source (../../data/rustdoc_paras.py's Rust crate docs), drawn for
 # a share EXTRA_SHARE of each batch's paragraphs (default 0.3) instead of its own size's share.
-extra = paras(Path(os.environ["EXTRA"]), 3, 12) if os.environ.get("EXTRA") else []
+# EXTRA_MAX (default 12) is the largest set kept from it: 16 for doc_sets.py's document-level sets.
+extra = paras(Path(os.environ["EXTRA"]), 3, int(os.environ.get("EXTRA_MAX", 12))) if os.environ.get("EXTRA") else []
 EXTRA_SHARE = float(os.environ.get("EXTRA_SHARE", 0.3)) if extra else 0.0
 abstracts = paras(SHARED / "dev.abstracts.jsonl", 4, 10)
 heldout = paras(SHARED / "dev.jsonl", 4, 10, skip_first=True)
@@ -74,10 +76,12 @@ class Reader(torch.nn.Module):
 
 
 def encode(sentences):
-    """Token ids, types and the pooling matrix of one paragraph read in the given order."""
+    """Token ids, types and the pooling matrix of one paragraph read in the given order. Each
+    sentence keeps PER_SENTENCE tokens, or fewer so that the set fits the encoder's positions."""
     ids, types, spans = [CLS], [0], []
+    limit = min(PER_SENTENCE, max(1, (MAX_POSITIONS - 1 - len(sentences)) // max(len(sentences), 1)))
     for k, s in enumerate(sentences):
-        t = tok.encode(s, add_special_tokens=False).ids[:PER_SENTENCE]
+        t = tok.encode(s, add_special_tokens=False).ids[:limit]
         spans.append((len(ids), len(ids) + len(t)))
         ids += t + [SEP]; types += [k % 2] * (len(t) + 1)
     return ids, types, spans
