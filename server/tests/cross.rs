@@ -73,6 +73,13 @@ fn the_committed_metadata_names_the_manifest_export() {
         .expect("sentence weights")
         .weights;
     assert!(w.cross_precedence > 0.0 || w.cross_borda > 0.0, "{w:?}");
+    // Since session 9 the reader also orders the paragraphs of a section, with weights of its own.
+    let p = cross
+        .levels
+        .get("paragraph")
+        .expect("paragraph weights")
+        .weights;
+    assert!(p.uses_set_model(), "{p:?}");
     let adapter = std::fs::metadata(models().join("ordering/cross.safetensors"))
         .expect("the adapter is committed");
     assert!(
@@ -196,12 +203,24 @@ fn the_ordering_model_uses_it_for_small_sentence_sets() {
         model.summary()
     );
 
-    // Paragraphs, and sets above the metadata's limit, keep the heads' objective.
+    // Paragraphs use it with their own weights where the metadata has them (the paragraph
+    // reader, since session 9), and keep the heads' objective otherwise.
     let obj = model
         .objective(Level::Paragraph, &units, &vectors)
         .expect("it scores");
-    assert_eq!(obj.cross, CrossUse::NotApplicable);
-    assert_eq!(Some(obj.weights), model.weights(Level::Paragraph));
+    match model.cross_weights(Level::Paragraph) {
+        Some(weights) => {
+            assert_eq!(obj.cross, CrossUse::Used);
+            assert_eq!(obj.weights, weights);
+            assert_ne!(Some(weights), model.cross_weights(Level::Sentence));
+            assert_eq!(obj.scores.cross.len(), units.len() * units.len());
+        }
+        None => {
+            assert_eq!(obj.cross, CrossUse::NotApplicable);
+            assert_eq!(Some(obj.weights), model.weights(Level::Paragraph));
+        }
+    }
+    // Sets above the metadata's limit keep the heads' objective.
     let limit = model.meta().cross.as_ref().expect("cross").max_units;
     let many: Vec<String> = (0..=limit)
         .map(|k| format!("Sentence number {k}."))

@@ -14,9 +14,15 @@ them. So the weights are searched on the abstracts and the 500 held-out dev para
 ../cross/heldout.py together, and the script reports both sets in-sample and a 2-fold estimate over
 the abstracts (weights searched on half of them plus the paragraphs, measured on the other half).
 
-Needs the sentence head's parameters (target/ordering/params-sentence.npz) and the dev embeddings
-cache, as ../cross/tune.py does. Run with models/train/.venv after `models/install`:
-  models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write] [--start JSON]
+With `--level paragraph` it sets the reader's weights in the paragraph level's objective instead
+(session 9): the sets are the 316 dev documents of 2-16 paragraphs the heads' weights were set on
+(target/ordering/dev.le16.jsonl), each paragraph read as one unit (its sentences joined by a space
+and cut to the reader's 40 tokens, as Segue reads paragraphs), the weights searched on them with a
+2-fold estimate, and written to `cross.levels.paragraph` beside the sentence level's.
+
+Needs the heads' parameters (target/ordering/params-sentence.npz, params-paragraph.npz) and the dev
+embeddings cache, as ../cross/tune.py does. Run with models/train/.venv after `models/install`:
+  models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write] [--start JSON] [--level paragraph]
 """
 import hashlib
 import json
@@ -67,9 +73,50 @@ def logits(sentence_sets):
     return out
 
 
+def paragraph_level(meta, meta_path):
+    """The reader's weights in the paragraph level's objective (module docs)."""
+    params = dict(np.load(TU.ROOT / "target" / "ordering" / "params-paragraph.npz"))
+    params.pop("info", None)
+    insts = T.data.paragraph_instances(T.data.load(T.WORK / "dev.le16.jsonl"), 2, 16)
+    base = [T.components(params, i) for i in insts]
+    xs = logits([[" ".join(unit) for unit in i.texts] for i in insts])
+    comps = T.shuffled(TU.with_cross(base, xs))
+    keys = TU.KEYS + TU.NEXT_KEYS
+    head_w = meta["levels"]["paragraph"]["weights"]
+    start = dict(head_w, cross_precedence=1.0, cross_borda=0.1, cross_next=0.5)
+    if "--start" in sys.argv:
+        start = json.loads(sys.argv[sys.argv.index("--start") + 1])
+    head = decode.metrics(T.decode_all(comps, head_w))
+    alone = decode.metrics(T.decode_all(comps, {"cross_precedence": 1.0, "cross_next": 1.0}))
+    w, m = T.tune(comps, keys=keys, start=start)
+    cv = TU.two_fold(insts, comps, keys, start)
+    weights = {k: v for k, v in w.items() if v}
+    print("paragraph level:", len(insts), "dev documents of 2-16 paragraphs")
+    print("head only (shipped weights)", TU.rounded(head))
+    print("reader alone (precedence + successor)", TU.rounded(alone))
+    print("head + reader, weights", json.dumps(weights))
+    print("head + reader", TU.rounded(m))
+    print("head + reader, 2-fold", TU.rounded(cv))
+    if "--no-write" in sys.argv:
+        return
+    cross = meta["cross"]
+    cross["levels"]["paragraph"] = {"weights": weights}
+    cross["dev"]["paragraph"] = {
+        "instances": len(insts),
+        "head_only": TU.rounded(head),
+        "reader_alone": TU.rounded(alone),
+        "head_and_reader": TU.rounded(m),
+        "head_and_reader_2fold": TU.rounded(cv),
+    }
+    meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {meta_path}")
+
+
 def main():
     meta_path = MODELS / "ordering" / "ordering.json"
     meta = json.loads(meta_path.read_text())
+    if "--level" in sys.argv and sys.argv[sys.argv.index("--level") + 1] == "paragraph":
+        return paragraph_level(meta, meta_path)
     params = dict(np.load(TU.ROOT / "target" / "ordering" / "params-sentence.npz"))
     params.pop("info", None)
     ia, ip = HO.abstracts(), HO.paragraphs()
