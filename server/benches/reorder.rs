@@ -10,6 +10,10 @@
 //!   pair passes for the cross-encoder;
 //! - `warm`: the same sets again, from the cache (a re-request after an edit elsewhere).
 //!
+//! Then the same for sets of n = 4, 8, 12 and 16 consecutive paragraphs (`segue reorder
+//! --section`, the paragraph reorder action), where the reader reads each paragraph as one unit
+//! when `ordering.json` gives the set model paragraph weights (session 9).
+//!
 //! Sentence embeddings are computed before timing, so all three rows measure the ordering step
 //! alone. Reported as milliseconds per set and as ratios to `heads` measured in the same run.
 //! Data: `SEGUE_BENCH_DATA`, else ../shared/data/dev.jsonl, else tests/fixtures/eval-small.jsonl.
@@ -28,7 +32,9 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn sets(n: usize, count: usize, skip: usize) -> Vec<Vec<String>> {
+/// `count` sets of `n` consecutive units (each unit its sentences) at `level`, after skipping
+/// `skip` documents that have enough units.
+fn sets(level: Level, n: usize, count: usize, skip: usize) -> Vec<Vec<Vec<String>>> {
     let path = [
         std::env::var_os("SEGUE_BENCH_DATA").map(PathBuf::from),
         Some(root().join("../shared/data/dev.jsonl")),
@@ -40,19 +46,25 @@ fn sets(n: usize, count: usize, skip: usize) -> Vec<Vec<String>> {
     .expect("a corpus to read sentences from");
     let docs = segue::eval::data::read_corpus(&path).expect("the corpus parses");
     docs.iter()
-        .map(|d| d.sentences())
-        .filter(|s| s.len() >= n)
+        .map(|d| match level {
+            Level::Sentence => d.sentences().iter().map(|s| vec![s.to_string()]).collect(),
+            Level::Paragraph => d.paragraphs.clone(),
+        })
+        .filter(|units: &Vec<Vec<String>>| units.len() >= n)
         .skip(skip)
         .take(count)
-        .map(|s| s[..n].iter().map(|x| x.to_string()).collect())
+        .map(|units| units[..n].to_vec())
         .collect()
 }
 
-fn time(scorer: &OrderingScorer, sets: &[Vec<String>]) -> f64 {
+fn time(scorer: &OrderingScorer, level: Level, sets: &[Vec<Vec<String>>]) -> f64 {
     let start = Instant::now();
     for set in sets {
-        let units: Vec<Unit<'_>> = set.iter().map(|s| vec![s.as_str()]).collect();
-        let table = scorer.table(&units, Level::Sentence).expect("it scores");
+        let units: Vec<Unit<'_>> = set
+            .iter()
+            .map(|u| u.iter().map(String::as_str).collect())
+            .collect();
+        let table = scorer.table(&units, level).expect("it scores");
         std::hint::black_box(propose_order(&table));
     }
     start.elapsed().as_secs_f64() * 1000.0 / sets.len().max(1) as f64
@@ -78,20 +90,32 @@ fn main() {
     let head = OrderingScorer::new(encoder.clone(), model.clone()).with_variant(Variant::Head);
     let full = OrderingScorer::new(encoder.clone(), model.clone());
     let name = model.cross_encoder().map_or("set model", |m| m.name());
-    println!("reorder one set of n sentences with the {name}: ordering table + exact decoding, ms per set ({count} sets per n, {} threads)", options.threads());
-    println!("| n | heads | cold | cold / heads | warm | warm / heads |");
-    println!("|---:|---:|---:|---:|---:|---:|");
-    for (k, n) in [4usize, 8, 12, 16].into_iter().enumerate() {
-        let sets = sets(n, count, k * count);
-        let flat: Vec<&str> = sets.iter().flatten().map(String::as_str).collect();
-        encoder.embed(&flat).expect("embeddings");
-        let h = time(&head, &sets);
-        let cold = time(&full, &sets);
-        let warm = time(&full, &sets);
+    for level in [Level::Sentence, Level::Paragraph] {
         println!(
-            "| {n} | {h:.1} | {cold:.1} | {:.1}× | {warm:.1} | {:.2}× |",
-            cold / h,
-            warm / h
+            "\nreorder one set of n {}s with the {name} ({}): ordering table + exact decoding, ms per set ({count} sets per n, {} threads)",
+            level.name(),
+            if model.cross_weights(level).is_some() { "used at this level" } else { "not used at this level" },
+            options.threads()
         );
+        println!("| n | heads | cold | cold / heads | warm | warm / heads |");
+        println!("|---:|---:|---:|---:|---:|---:|");
+        for (k, n) in [4usize, 8, 12, 16].into_iter().enumerate() {
+            let sets = sets(level, n, count, k * count);
+            let flat: Vec<&str> = sets
+                .iter()
+                .flatten()
+                .flatten()
+                .map(String::as_str)
+                .collect();
+            encoder.embed(&flat).expect("embeddings");
+            let h = time(&head, level, &sets);
+            let cold = time(&full, level, &sets);
+            let warm = time(&full, level, &sets);
+            println!(
+                "| {n} | {h:.1} | {cold:.1} | {:.1}× | {warm:.1} | {:.2}× |",
+                cold / h,
+                warm / h
+            );
+        }
     }
 }
