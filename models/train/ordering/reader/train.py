@@ -44,9 +44,10 @@ def paras(path, lo, hi, skip_first=False):
 
 train = (paras(SHARED / "train.abstracts.jsonl", 3, 12) + paras(R / "target/ordering/train.paras.jsonl", 3, 10)
          + paras(R / "target/ordering/train.paras2.jsonl", 3, 10))
-# EXTRA=path: a further training source (../../data/rustdoc_paras.py's Rust crate docs), drawn for
-# a share EXTRA_SHARE of each batch's paragraphs (default 0.3) instead of its own size's share.
-# EXTRA_MAX (default 12) is the largest set kept from it: 16 for doc_sets.py's document-level sets.
+# EXTRA=path: a further training source (doc_sets.py's document-level sets, used for the shipped
+# reader; ../../data/rustdoc_paras.py's Rust crate docs, tried), drawn for a share EXTRA_SHARE of
+# each batch's sets (default 0.3) instead of its own size's share. EXTRA_MAX (default 12) is the
+# largest set kept from it: 16 for doc_sets.py's sets.
 extra = paras(Path(os.environ["EXTRA"]), 3, int(os.environ.get("EXTRA_MAX", 12))) if os.environ.get("EXTRA") else []
 EXTRA_SHARE = float(os.environ.get("EXTRA_SHARE", 0.3)) if extra else 0.0
 abstracts = paras(SHARED / "dev.abstracts.jsonl", 4, 10)
