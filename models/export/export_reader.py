@@ -93,11 +93,21 @@ def build(model_dir: Path, adapter_path: Path):
     return model
 
 
+MAX_POSITIONS = 512  # the encoder's
+
+
+def unit_token_limit(n, per_sentence):
+    """Tokens kept of each of `n` sentences: `per_sentence`, or fewer so that `[CLS]`, the
+    sentences and their `[SEP]`s fit the encoder's positions (server/src/model/reader.rs,
+    `reader_input`; the trainer uses it too)."""
+    return min(per_sentence, max(1, (MAX_POSITIONS - 1 - n) // max(n, 1)))
+
+
 def feed(tok, sentences, per_sentence):
     """The model's inputs for one paragraph read in the given order (as the Rust side builds them:
-    each sentence cut to `per_sentence` tokens, or fewer so that the set fits 512 positions)."""
+    each sentence cut to `unit_token_limit` tokens)."""
     ids, types, spans = [tok.token_to_id("[CLS]")], [0], []
-    limit = min(per_sentence, max(1, (512 - 1 - len(sentences)) // max(len(sentences), 1)))
+    limit = unit_token_limit(len(sentences), per_sentence)
     for k, s in enumerate(sentences):
         t = tok.encode(s, add_special_tokens=False).ids[:limit]
         spans.append((len(ids), len(ids) + len(t)))

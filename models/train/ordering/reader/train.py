@@ -26,8 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import decode  # noqa: E402  (exact DP and metrics, shared with the heads' trainer)
 R = Path(__file__).resolve().parents[4]; M = str(R / "target/xenc/minilm")
 SHARED = R.parent / "shared" / "data"
-PER_SENTENCE = 40  # most tokens kept of one sentence
-MAX_POSITIONS = 512  # the encoder's; longer sets keep fewer tokens per sentence (as reader.rs does)
+sys.path.insert(0, str(R / "models" / "export"))
+from export_reader import unit_token_limit  # noqa: E402  (the export's and Rust's token budget)
+PER_SENTENCE = 40  # most tokens kept of one sentence (fewer when a set would not fit the encoder)
 BATCH = int(os.environ.get("BATCH", 8))
 tok = Tokenizer.from_file(M + "/tokenizer.json"); tok.no_truncation(); tok.no_padding()
 CLS, SEP = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
@@ -80,7 +81,7 @@ def encode(sentences):
     """Token ids, types and the pooling matrix of one paragraph read in the given order. Each
     sentence keeps PER_SENTENCE tokens, or fewer so that the set fits the encoder's positions."""
     ids, types, spans = [CLS], [0], []
-    limit = min(PER_SENTENCE, max(1, (MAX_POSITIONS - 1 - len(sentences)) // max(len(sentences), 1)))
+    limit = unit_token_limit(len(sentences), PER_SENTENCE)
     for k, s in enumerate(sentences):
         t = tok.encode(s, add_special_tokens=False).ids[:limit]
         spans.append((len(ids), len(ids) + len(t)))
