@@ -16,12 +16,11 @@ use super::batch::{load_tokenizer, PaddedBatch};
 use super::cache::{normalise, EmbeddingCache};
 use super::files::{locate_models_dir, require_files, MINILM};
 use super::runtime::{Provider, Runtime};
+use super::session::{f32_output, signature, ModelSession};
 use super::{ModelError, ModelOptions};
-use ort::session::Session;
 use ort::value::Tensor;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 use tokenizers::Tokenizer;
 
 /// Model id, part of cache keys.
@@ -60,18 +59,14 @@ pub struct SetLogits {
 pub struct CrossEncoder {
     tokenizer: Tokenizer,
     successor: bool,
-    session: Mutex<Session>,
+    session: ModelSession,
     cache: EmbeddingCache,
-    path: PathBuf,
-    provider: Provider,
-    run: AtomicU64,
 }
 
 impl std::fmt::Debug for CrossEncoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CrossEncoder")
-            .field("path", &self.path)
-            .field("provider", &self.provider)
+            .field("session", &self.session)
             .finish_non_exhaustive()
     }
 }
@@ -95,12 +90,9 @@ impl CrossEncoder {
         let tokenizer = load_tokenizer(&tokenizer_path, MAX_TOKENS)?;
         let runtime = Runtime::get(options, Some(models_dir))?;
         let choice = runtime.session(path, options, Some(models_dir))?;
-        let inputs: Vec<&str> = choice.session.inputs().iter().map(|i| i.name()).collect();
-        let outputs: Vec<&str> = choice.session.outputs().iter().map(|o| o.name()).collect();
-        let mut expected = inputs.clone();
-        expected.sort_unstable();
+        let (inputs, outputs) = signature(&choice.session);
         let successor = outputs == ["logit", "next"];
-        if expected != ["attention_mask", "input_ids", "token_type_ids"]
+        if inputs != ["attention_mask", "input_ids", "token_type_ids"]
             || !(outputs == ["logit"] || successor)
         {
             return Err(ModelError::Model {
@@ -113,22 +105,19 @@ impl CrossEncoder {
         Ok(CrossEncoder {
             tokenizer,
             successor,
-            session: Mutex::new(choice.session),
+            session: ModelSession::new(choice, path),
             cache: EmbeddingCache::new(ID, CACHE_CAPACITY),
-            path: path.to_path_buf(),
-            provider: choice.provider,
-            run: AtomicU64::new(0),
         })
     }
 
     /// Where it runs.
     pub fn provider(&self) -> Provider {
-        self.provider
+        self.session.provider()
     }
 
     /// The ONNX file.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.session.path()
     }
 
     /// Whether the export has the successor output (`next`).
@@ -138,7 +127,7 @@ impl CrossEncoder {
 
     /// Pairs run through the model so far (cache misses).
     pub fn pairs_run(&self) -> u64 {
-        self.run.load(Ordering::Relaxed)
+        self.session.runs()
     }
 
     /// The logit of "a before b" for each pair, from the cache where possible.
@@ -245,7 +234,7 @@ impl CrossEncoder {
                 tensor(padded.mask)?,
                 tensor(padded.types)?,
             );
-            let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            let mut session = self.session.lock();
             let outputs = session
                 .run(ort::inputs![
                     "input_ids" => ids,
@@ -253,25 +242,9 @@ impl CrossEncoder {
                     "token_type_ids" => types
                 ])
                 .map_err(|e| fail(e.to_string()))?;
-            let column = |name: &str| -> Result<Vec<f32>, ModelError> {
-                let value = outputs
-                    .get(name)
-                    .ok_or_else(|| fail(format!("the model has no output `{name}`")))?;
-                let (_, data) = value
-                    .try_extract_tensor::<f32>()
-                    .map_err(|e| fail(e.to_string()))?;
-                if data.len() != batch.len() {
-                    return Err(fail(format!(
-                        "{} `{name}` logits for a batch of {}",
-                        data.len(),
-                        batch.len()
-                    )));
-                }
-                Ok(data.to_vec())
-            };
-            let precedence = column("logit")?;
+            let precedence = f32_output(&outputs, "logit", batch.len()).map_err(fail)?;
             let next = if self.successor {
-                Some(column("next")?)
+                Some(f32_output(&outputs, "next", batch.len()).map_err(fail)?)
             } else {
                 None
             };
@@ -282,7 +255,7 @@ impl CrossEncoder {
                 };
             }
         }
-        self.run.fetch_add(pairs.len() as u64, Ordering::Relaxed);
+        self.session.count(pairs.len() as u64);
         Ok(out)
     }
 }

@@ -12,6 +12,8 @@
 //! - [`encoder`] tokenizes, batches by length, runs the session and fills the cache.
 //! - [`cross`] is the sentence-precedence cross-encoder (a fine-tuned MiniLM reading a sentence
 //!   pair) that the ordering model adds to its objective; it batches and caches pairs the same way.
+//! - `session` (private) is what the cross-encoder and the reader share: a locked session, its file and
+//!   device, a run counter, signature and output checks.
 //! - [`reader`] is the paragraph reader (a fine-tuned MiniLM reading all the sentences of a
 //!   paragraph at once), which gives the same pair logits in one pass; [`set_model`] is whichever
 //!   of the two the ordering metadata names.
@@ -27,6 +29,7 @@ pub mod encoder;
 pub mod files;
 pub mod reader;
 pub mod runtime;
+mod session;
 pub mod set_model;
 
 pub use cache::{CacheStats, EmbeddingCache};

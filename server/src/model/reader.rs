@@ -17,12 +17,11 @@ use super::cache::{normalise, EmbeddingCache};
 use super::cross::SetLogits;
 use super::files::{locate_models_dir, require_files, MINILM};
 use super::runtime::{Provider, Runtime};
+use super::session::{f32_output, signature, ModelSession};
 use super::{ModelError, ModelOptions};
-use ort::session::Session;
 use ort::value::Tensor;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 use tokenizers::Tokenizer;
 
 /// Model id, part of cache keys.
@@ -90,18 +89,14 @@ pub fn reader_input(
 pub struct ParagraphReader {
     tokenizer: Tokenizer,
     special: [u32; 2],
-    session: Mutex<Session>,
+    session: ModelSession,
     cache: EmbeddingCache,
-    path: PathBuf,
-    provider: Provider,
-    run: AtomicU64,
 }
 
 impl std::fmt::Debug for ParagraphReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParagraphReader")
-            .field("path", &self.path)
-            .field("provider", &self.provider)
+            .field("session", &self.session)
             .finish_non_exhaustive()
     }
 }
@@ -138,9 +133,7 @@ impl ParagraphReader {
         };
         let runtime = Runtime::get(options, Some(models_dir))?;
         let choice = runtime.session(path, options, Some(models_dir))?;
-        let mut inputs: Vec<&str> = choice.session.inputs().iter().map(|i| i.name()).collect();
-        let outputs: Vec<&str> = choice.session.outputs().iter().map(|o| o.name()).collect();
-        inputs.sort_unstable();
+        let (inputs, outputs) = signature(&choice.session);
         if inputs != ["attention_mask", "input_ids", "pooling", "token_type_ids"]
             || outputs != ["position", "precedence", "successor"]
         {
@@ -154,27 +147,24 @@ impl ParagraphReader {
         Ok(ParagraphReader {
             tokenizer,
             special: [cls, sep],
-            session: Mutex::new(choice.session),
+            session: ModelSession::new(choice, path),
             cache: EmbeddingCache::new(ID, CACHE_CAPACITY),
-            path: path.to_path_buf(),
-            provider: choice.provider,
-            run: AtomicU64::new(0),
         })
     }
 
     /// Where it runs.
     pub fn provider(&self) -> Provider {
-        self.provider
+        self.session.provider()
     }
 
     /// The ONNX file.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.session.path()
     }
 
     /// Paragraphs run through the model so far (cache misses).
     pub fn paragraphs_run(&self) -> u64 {
-        self.run.load(Ordering::Relaxed)
+        self.session.runs()
     }
 
     /// The precedence and successor logits of every ordered pair of `sentences` (row-major
@@ -266,7 +256,7 @@ impl ParagraphReader {
         let (ids, types, mask) = (int(input.ids)?, int(input.types)?, int(vec![1; width])?);
         let pooling =
             Tensor::from_array(([1, n, width], input.pooling)).map_err(|e| fail(e.to_string()))?;
-        let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
+        let mut session = self.session.lock();
         let outputs = session
             .run(ort::inputs![
                 "input_ids" => ids,
@@ -276,26 +266,14 @@ impl ParagraphReader {
             ])
             .map_err(|e| fail(e.to_string()))?;
         let matrix = |name: &str| -> Result<Vec<f32>, ModelError> {
-            let value = outputs
-                .get(name)
-                .ok_or_else(|| fail(format!("the model has no output `{name}`")))?;
-            let (_, data) = value
-                .try_extract_tensor::<f32>()
-                .map_err(|e| fail(e.to_string()))?;
-            if data.len() != n * n {
-                return Err(fail(format!(
-                    "{} `{name}` logits for {n} sentences",
-                    data.len()
-                )));
-            }
-            let mut m = data.to_vec();
+            let mut m = f32_output(&outputs, name, n * n).map_err(fail)?;
             for i in 0..n {
                 m[i * n + i] = 0.0;
             }
             Ok(m)
         };
         let out = (matrix("precedence")?, matrix("successor")?);
-        self.run.fetch_add(1, Ordering::Relaxed);
+        self.session.count(1);
         Ok(out)
     }
 }
