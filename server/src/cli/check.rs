@@ -272,6 +272,15 @@ fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
+/// Reads the file at `path` and parses it in the format its extension names (plain text
+/// otherwise), as `segue score` and `segue reorder` do; the error names the file.
+pub fn read_document(path: &Path) -> anyhow::Result<(String, crate::text::Document)> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let source = read_text(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let doc = parse(&source, Format::from_path(path).unwrap_or(Format::Plain));
+    Ok((source, doc))
+}
+
 /// Reads a file as text, refusing binary and oversized files.
 pub fn read_text(bytes: Vec<u8>) -> Result<String, String> {
     if bytes.len() > MAX_FILE_BYTES {

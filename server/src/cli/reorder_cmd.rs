@@ -1,11 +1,11 @@
 //! `segue reorder`: propose (and optionally apply) a better order of a file's paragraphs or
 //! sentences.
 
-use super::check::{order_scorer, read_text, scorers_for};
+use super::check::{order_scorer, read_document, scorers_for};
 use crate::config::{parse_tier, TierChoice};
 use crate::order::permute::{apply, permute};
 use crate::order::reorder::{propose, Container, Proposal};
-use crate::text::{parse, Document, Format, LineIndex};
+use crate::text::{Document, LineIndex};
 use anyhow::{bail, Context};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -75,11 +75,7 @@ fn containers(doc: &Document, args: &ReorderArgs) -> anyhow::Result<Vec<Containe
 /// Runs `segue reorder`. Exit code 0 when nothing needs to move or the file was rewritten,
 /// 1 when a better order was proposed but not written.
 pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
-    let bytes = std::fs::read(&args.path)
-        .with_context(|| format!("cannot read {}", args.path.display()))?;
-    let source = read_text(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.path.display()))?;
-    let format = Format::from_path(&args.path).unwrap_or(Format::Plain);
-    let doc = parse(&source, format);
+    let (source, doc) = read_document(&args.path)?;
     let set = scorers_for(args.tier)?;
     let scorer = order_scorer(&set, args.scorer.as_deref())?;
     let proposals: Vec<Proposal> = containers(&doc, &args)?

@@ -1,11 +1,10 @@
 //! `segue score`: every scorer's value for every transition of a file.
 
-use super::check::{read_text, scorers_for};
+use super::check::{read_document, scorers_for};
 use crate::config::{parse_tier, TierChoice};
 use crate::score::analysis::{analyze, Analysis};
 use crate::score::Level;
-use crate::text::{parse, Format, LineIndex};
-use anyhow::Context;
+use crate::text::LineIndex;
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -24,11 +23,7 @@ pub struct ScoreArgs {
 
 /// Runs `segue score`.
 pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
-    let bytes = std::fs::read(&args.path)
-        .with_context(|| format!("cannot read {}", args.path.display()))?;
-    let source = read_text(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.path.display()))?;
-    let format = Format::from_path(&args.path).unwrap_or(Format::Plain);
-    let doc = parse(&source, format);
+    let (source, doc) = read_document(&args.path)?;
     let set = scorers_for(args.tier)?;
     let analyses: Vec<Analysis> = set.iter().map(|s| analyze(&doc, s.as_ref())).collect();
     let index = LineIndex::new(&source);

@@ -10,7 +10,7 @@
 //! default; resolution never fails.
 
 use super::engine::ContextPolicy;
-use crate::config::{Config, TierChoice, FILE_NAME};
+use crate::config::{find_config_file, Config, TierChoice};
 use crate::score::{registry, Scorer, ScorerSet};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -170,7 +170,8 @@ impl SettingsStore {
     }
 
     fn for_start(&mut self, start: Option<PathBuf>) -> (Arc<Resolved>, Vec<String>) {
-        let file = start.as_deref().and_then(project_file);
+        // The nearest `segue.toml` at or above the folder, as for `segue check`.
+        let file = start.as_deref().and_then(find_config_file);
         if let Some(r) = self.resolved.get(&file) {
             return (r.clone(), Vec::new());
         }
@@ -255,19 +256,6 @@ impl SettingsStore {
     }
 }
 
-/// The nearest `segue.toml` at or above `start`, as for `segue check`.
-fn project_file(start: &Path) -> Option<PathBuf> {
-    let mut dir = Some(start);
-    while let Some(d) = dir {
-        let candidate = d.join(FILE_NAME);
-        if candidate.is_file() {
-            return Some(candidate);
-        }
-        dir = d.parent();
-    }
-    None
-}
-
 fn read_toml(path: &Path) -> Result<Value, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -315,6 +303,7 @@ impl crate::score::Pairwise for NullPairs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::FILE_NAME;
     use crate::score::findings::Sensitivity;
     use serde_json::json;
 

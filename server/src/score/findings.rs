@@ -313,18 +313,7 @@ fn interruption(
         next.score,
         t.reason.describe(&format!("the {unit} before it")),
     );
-    Finding {
-        code: code(t.level),
-        level: t.level,
-        from: t.from.span,
-        to: t.to.span,
-        score: t.score,
-        median,
-        floor,
-        scorer,
-        reason: t.reason.clone(),
-        message,
-    }
+    finding_on(t, median, floor, scorer, message)
 }
 
 fn finding(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
@@ -339,6 +328,17 @@ fn finding(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Fin
         t.score,
         median
     );
+    finding_on(t, median, floor, scorer, message)
+}
+
+/// The finding on transition `t` with `message`.
+fn finding_on(
+    t: &Transition,
+    median: f64,
+    floor: f64,
+    scorer: &'static str,
+    message: String,
+) -> Finding {
     Finding {
         code: code(t.level),
         level: t.level,
