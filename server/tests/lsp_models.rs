@@ -106,6 +106,9 @@ fn model_stage_replaces_tier0_diagnostics() {
     let shown = hover.to_string();
     assert!(shown.contains("embedding"), "{shown}");
     assert!(shown.contains("Runs on all-MiniLM-L6-v2 on"), "{shown}");
+    // `embedding` has an intrusion model: the hover gives the sentence's score.
+    assert!(shown.contains("Intrusion score"), "{shown}");
+    assert!(shown.contains("this sentence: 0."), "{shown}");
     assert!(c.shutdown_and_exit().success());
 }
 

@@ -163,12 +163,13 @@ struct CachedPair {
     last_run: u64,
 }
 
-/// A level's whole-document scores: the scorer's score of the units in document order and its
-/// figures (BBScore's `B`).
+/// A level's whole-document scores: the scorer's score of the units in document order, its
+/// figures (BBScore's `B`) and each unit's intrusion score, where the scorer has them.
 #[derive(Debug, Clone, Default)]
 struct DocumentScores {
     whole: Option<f64>,
     figures: Vec<(&'static str, f64)>,
+    intrusion: Option<Vec<Option<f64>>>,
 }
 
 impl DocumentScores {
@@ -180,6 +181,7 @@ impl DocumentScores {
         DocumentScores {
             whole: whole.first().map(|&(_, w)| w),
             figures: figures.into_iter().map(|(_, k, v)| (k, v)).collect(),
+            intrusion: table.intrusion(),
         }
     }
 }
@@ -193,7 +195,7 @@ struct CachedDocument {
 }
 
 /// Per-document analysis state: the transition-score cache, and the last whole-document scores
-/// per level for scorers that have them ([`Scorer::scores_documents`]).
+/// per level for scorers that have them ([`Scorer::scores_documents`], [`Scorer::has_intrusion`]).
 #[derive(Debug, Default)]
 pub struct Engine {
     scores: HashMap<PairKey, CachedPair>,
@@ -251,21 +253,27 @@ impl Engine {
         let sentence_scores = self.store(sentence_plan, sentence_new, &mut stats);
         let paragraph_scores = self.store(paragraph_plan, paragraph_new, &mut stats);
         check()?;
-        let (whole, figures) = if scorer.scores_documents() {
+        let mut whole = Whole::new();
+        let mut figures = Figures::new();
+        let (sentence_intrusion, paragraph_intrusion) = if needs_documents(scorer) {
             let sentence = self.document(scorer, Level::Sentence, &sentence_units, sentence_doc);
             check()?;
             let paragraph =
                 self.document(scorer, Level::Paragraph, &paragraph_units, paragraph_doc);
-            let mut whole = Whole::new();
-            let mut figures = Figures::new();
-            for (level, doc) in [(Level::Sentence, sentence), (Level::Paragraph, paragraph)] {
+            let mut intrusion = [None, None];
+            for (k, (level, doc)) in [(Level::Sentence, sentence), (Level::Paragraph, paragraph)]
+                .into_iter()
+                .enumerate()
+            {
                 whole.extend(doc.whole.map(|w| (level, w)));
                 figures.extend(doc.figures.into_iter().map(|(k, v)| (level, k, v)));
+                intrusion[k] = doc.intrusion;
             }
-            (whole, figures)
+            let [sentence, paragraph] = intrusion;
+            (sentence, paragraph)
         } else {
             self.documents.clear();
-            (Whole::new(), Figures::new())
+            (None, None)
         };
         check()?;
         let analysis = Analysis {
@@ -276,12 +284,14 @@ impl Engine {
                 &sentence_refs,
                 &sentence_pairs,
                 sentence_scores,
+                sentence_intrusion.as_deref(),
             ),
             paragraphs: transitions(
                 Level::Paragraph,
                 &paragraph_refs,
                 &paragraph_pairs,
                 paragraph_scores,
+                paragraph_intrusion.as_deref(),
             ),
             whole,
             figures,
@@ -488,7 +498,7 @@ fn compute(
     check()?;
     let table = scorer.prepare(&plan.table_units, plan.level);
     check()?;
-    let document = (plan.whole_level && scorer.scores_documents())
+    let document = (plan.whole_level && needs_documents(scorer))
         .then(|| DocumentScores::of(table.as_ref(), plan.level));
     let mut out = Vec::with_capacity(plan.missing.len());
     for (n, &k) in plan.missing.iter().enumerate() {
@@ -561,6 +571,7 @@ fn transitions(
     refs: &[(UnitRef, bool)],
     pairs: &[(usize, usize)],
     scores: Vec<(f64, Reason)>,
+    intrusion: Option<&[Option<f64>]>,
 ) -> Vec<Transition> {
     // `scores` holds the adjacent pairs first, then the skip pairs in `skip_pairs` order.
     let skips: Vec<(usize, f64)> = skip_pairs(pairs)
@@ -582,6 +593,7 @@ fn transitions(
                 reason,
                 disabled: *disabled,
                 skip: None,
+                intrusion: intrusion.and_then(|v| v.get(b).copied().flatten()),
             })
         })
         .collect();
@@ -591,6 +603,12 @@ fn transitions(
         }
     }
     out.into_iter().flatten().collect()
+}
+
+/// Whether a run needs the scorer's whole-level tables: for whole-document scores, or for
+/// intrusion scores, which depend on every unit of the level.
+fn needs_documents(scorer: &dyn Scorer) -> bool {
+    scorer.scores_documents() || scorer.has_intrusion()
 }
 
 /// `pairs` followed by their skip pairs ([`skip_pairs`]).
@@ -679,6 +697,7 @@ mod tests {
                     t.score
                 );
                 assert_eq!(s.reason.shared.len(), t.reason.shared.len());
+                assert_eq!(s.intrusion, t.intrusion);
             }
         }
     }
@@ -844,6 +863,81 @@ mod tests {
         let want = analyze(&parse(&edited, Format::Markdown), &reference);
         assert_eq!(after.analysis.whole, want.whole);
         assert_eq!(after.analysis.figures, want.figures);
+    }
+
+    /// `tier0` whose tables give intrusion scores that depend on the whole level: unit i of n
+    /// scores (i + 1) / n.
+    struct IntrudingScorer(Arc<dyn Scorer>);
+
+    struct WithIntrusion<'a>(Box<dyn Pairwise + 'a>);
+
+    impl Pairwise for WithIntrusion<'_> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn transition(&self, from: usize, to: usize) -> f64 {
+            self.0.transition(from, to)
+        }
+        fn reason(&self, from: usize, to: usize) -> Reason {
+            self.0.reason(from, to)
+        }
+        fn intrusion(&self) -> Option<Vec<Option<f64>>> {
+            let n = self.0.len();
+            Some((0..n).map(|i| Some((i + 1) as f64 / n as f64)).collect())
+        }
+    }
+
+    impl Scorer for IntrudingScorer {
+        fn name(&self) -> &'static str {
+            "intruding"
+        }
+        fn description(&self) -> &'static str {
+            "tier0 with intrusion scores (test)"
+        }
+        fn tier(&self) -> u8 {
+            0
+        }
+        fn has_intrusion(&self) -> bool {
+            true
+        }
+        fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
+            Box::new(WithIntrusion(self.0.prepare(units, level)))
+        }
+    }
+
+    #[test]
+    fn intrusion_scores_follow_every_edit_under_both_policies() {
+        let scorer: Arc<dyn Scorer> = Arc::new(IntrudingScorer(
+            ScorerSet::builtin().get("tier0").expect("tier0"),
+        ));
+        for policy in [ContextPolicy::Pairwise, ContextPolicy::Document] {
+            let mut engine = Engine::new();
+            // An added sentence changes every later unit's score (n changes), though most
+            // transitions come from the cache.
+            let edits = [
+                DOC.to_string(),
+                DOC.replace("Krill feed the penguins.", "Krill feed them. Seals too."),
+                DOC.to_string(),
+            ];
+            for (k, text) in edits.iter().enumerate() {
+                let j = Job {
+                    scorer: scorer.clone(),
+                    ..job(text, "tier0", policy)
+                };
+                let got = engine.run(&j, k as u64, &|| false).expect("run");
+                let want = analyze(&parse(text, Format::Markdown), scorer.as_ref());
+                assert!(want.sentences.iter().all(|t| t.intrusion.is_some()));
+                for level in [Level::Sentence, Level::Paragraph] {
+                    let intrusion = |a: &Analysis| -> Vec<Option<f64>> {
+                        a.at(level).iter().map(|t| t.intrusion).collect()
+                    };
+                    assert_eq!(intrusion(&got.analysis), intrusion(&want), "{policy:?}");
+                }
+                if policy == ContextPolicy::for_scorer("tier0") {
+                    assert_same(&got.analysis, &want);
+                }
+            }
+        }
     }
 
     #[test]

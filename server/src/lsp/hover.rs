@@ -113,6 +113,21 @@ pub fn hover(analyzed: &Analyzed, pos: Position, markdown: bool) -> Option<Hover
             );
         }
     }
+    // The scorer's intrusion score of the unit itself, where it has an intrusion model.
+    let mut intrusion = String::new();
+    for (level, label, t) in &rows {
+        if let (true, Some(score)) = (label.starts_with("into"), t.and_then(|t| t.intrusion)) {
+            let _ = writeln!(intrusion, "- this {level}: {score:.2}");
+        }
+    }
+    if !intrusion.is_empty() {
+        block(
+            &mut out,
+            markdown,
+            "Intrusion score (0 to 1; higher stands further apart from the text around it)",
+            &intrusion,
+        );
+    }
     let document = document_figures(analyzed);
     if !document.is_empty() {
         block(&mut out, markdown, "Document", &document);

@@ -39,6 +39,10 @@ pub struct Transition {
     /// last unit of its paragraph (sentences) or section (paragraphs). A unit that interrupts the
     /// flow scores low on both sides while its neighbours score well together.
     pub skip: Option<f64>,
+    /// How likely `to` does not belong where it stands, from the scorer's intrusion model
+    /// ([`super::Pairwise::intrusion`]); `None` when the scorer has none. When set, findings flag
+    /// `to` by it instead of by the fixed interruption rule.
+    pub intrusion: Option<f64>,
 }
 
 /// All transitions of a document under one scorer.
@@ -236,6 +240,7 @@ fn scored(
     pairs: &[(usize, usize)],
     table: &dyn super::Pairwise,
 ) -> Vec<Transition> {
+    let intrusion = table.intrusion();
     let mut out: Vec<Transition> = pairs
         .iter()
         .map(|&(a, b)| Transition {
@@ -246,6 +251,7 @@ fn scored(
             reason: table.reason(a, b),
             disabled: refs[b].1,
             skip: None,
+            intrusion: intrusion.as_ref().and_then(|v| v.get(b).copied().flatten()),
         })
         .collect();
     for (k, (a, c)) in skip_pairs(pairs) {

@@ -108,6 +108,7 @@ impl Embedding {
 }
 
 struct EmbeddingPairs<'a> {
+    level: Level,
     vectors: Vec<Vec<f32>>,
     norms: Vec<f32>,
     lexical: Box<dyn Pairwise + 'a>,
@@ -155,6 +156,10 @@ impl Pairwise for EmbeddingPairs<'_> {
         self.cosine(from, to).map_or(0.0, cosine_to_score)
     }
 
+    fn intrusion(&self) -> Option<Vec<Option<f64>>> {
+        super::intrusion::scores(&self.vectors, self.level)
+    }
+
     fn reason(&self, from: usize, to: usize) -> Reason {
         match self.cosine(from, to) {
             Some(c) => Reason {
@@ -189,6 +194,10 @@ impl Scorer for Embedding {
         1
     }
 
+    fn has_intrusion(&self) -> bool {
+        super::intrusion::model(Level::Sentence).is_some()
+    }
+
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
         match self.vectors(units, level) {
             Ok(vectors) => {
@@ -197,6 +206,7 @@ impl Scorer for Embedding {
                     .map(|v| v.iter().map(|x| x * x).sum::<f32>().sqrt())
                     .collect();
                 Box::new(EmbeddingPairs {
+                    level,
                     vectors,
                     norms,
                     lexical: self.fallback.prepare(units, level),

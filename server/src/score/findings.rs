@@ -18,7 +18,7 @@
 //! transitions is reported once, at its first unit.
 
 use super::analysis::{median, Analysis, Transition};
-use super::{Level, Reason};
+use super::{intrusion, Level, Reason};
 use crate::text::Span;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -256,9 +256,27 @@ pub fn findings(
         };
         let cutoff = centre - sensitivity.spreads() * spread.max(0.05);
         let mut previous_weak: Option<Span> = None;
+        let intrusion_threshold = intrusion::model(level).map(|m| m.threshold(sensitivity));
         for (k, t) in transitions.iter().enumerate() {
             let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
-            if let (Some(skip), Some(next)) = (t.skip, next) {
+            if let (Some(score), Some(threshold)) = (t.intrusion, intrusion_threshold) {
+                // The scorer's intrusion model judges whether `to` belongs, in place of the fixed
+                // interruption rule.
+                if !t.disabled && score >= threshold {
+                    if previous_weak != Some(t.from.span) {
+                        out.push(intruding(
+                            t,
+                            next,
+                            score,
+                            doc_median,
+                            floor,
+                            analysis.scorer,
+                        ));
+                    }
+                    previous_weak = Some(t.to.span);
+                    continue;
+                }
+            } else if let (Some(skip), Some(next)) = (t.skip, next) {
                 if !t.disabled && interrupts(t.score, next.score, skip, centre, sensitivity) {
                     if previous_weak != Some(t.from.span) {
                         out.push(interruption(
@@ -311,6 +329,35 @@ fn interruption(
          which connect better to each other ({skip:.2}); it {} (document median {median:.2})",
         t.score,
         next.score,
+        t.reason.describe(&format!("the {unit} before it")),
+    );
+    finding_on(t, median, floor, scorer, message)
+}
+
+/// The finding on a unit the intrusion model flags: `t` leads into it, `next` (when in the same
+/// container) out of it.
+fn intruding(
+    t: &Transition,
+    next: Option<&Transition>,
+    intrusion: f64,
+    median: f64,
+    floor: f64,
+    scorer: &'static str,
+) -> Finding {
+    let (unit, units) = match t.level {
+        Level::Sentence => ("sentence", "sentences"),
+        Level::Paragraph => ("paragraph", "paragraphs"),
+    };
+    let around = match (next, t.skip) {
+        (Some(next), Some(skip)) => format!(
+            "in {:.2}, out {:.2}, while the {units} on either side score {skip:.2} together",
+            t.score, next.score
+        ),
+        _ => format!("in {:.2}", t.score),
+    };
+    let message = format!(
+        "This {unit} seems out of place: it stands apart from the text around it ({around}; \
+         intrusion score {intrusion:.2}); it {} (document median {median:.2})",
         t.reason.describe(&format!("the {unit} before it")),
     );
     finding_on(t, median, floor, scorer, message)
@@ -383,6 +430,44 @@ mod tests {
         // The transition after the odd sentence is weak too, but the run is reported once.
         let high = findings(&analysis, &cal, Sensitivity::High);
         assert!(high.len() >= found.len());
+    }
+
+    #[test]
+    fn an_intrusion_score_decides_in_place_of_the_interruption_rule() {
+        let src = "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
+                   The cache counts hits on vectors. Penguins waddle across Antarctic ice.\n";
+        let doc = parse(src, Format::Plain);
+        let mut analysis = analyze(&doc, &Lexical::plain());
+        let model = intrusion::model(Level::Sentence).expect("the committed intrusion model");
+        let threshold = model.threshold(Sensitivity::Medium);
+        let out_of_place = |found: &[Finding]| {
+            found
+                .iter()
+                .filter(|f| f.message.starts_with("This sentence seems out of place"))
+                .count()
+        };
+        // Every unit scored just under the threshold: no unit is out of place (the last
+        // sentence's weak transition still falls under the absolute floor, as before).
+        for t in &mut analysis.sentences {
+            t.intrusion = Some(threshold - 1e-6);
+        }
+        let under = findings(&analysis, &Calibration::default(), Sensitivity::Medium);
+        assert_eq!(out_of_place(&under), 0, "{under:#?}");
+        // The last sentence (no transition after it, so no skip for the fixed rule) at the
+        // threshold is flagged once, with the model's reason.
+        let last = analysis.sentences.len() - 1;
+        analysis.sentences[last].intrusion = Some(threshold);
+        let found = findings(&analysis, &Calibration::default(), Sensitivity::Medium);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(out_of_place(&found), 1, "{found:#?}");
+        assert_eq!(
+            found[0].to.slice(src),
+            "Penguins waddle across Antarctic ice."
+        );
+        assert!(found[0].message.contains("intrusion score"));
+        // A disable comment still wins.
+        analysis.sentences[last].disabled = true;
+        assert!(findings(&analysis, &Calibration::default(), Sensitivity::Medium).is_empty());
     }
 
     #[test]

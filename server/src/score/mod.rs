@@ -14,6 +14,7 @@ pub mod bbscore;
 pub mod embedding;
 pub mod entity_grid;
 pub mod findings;
+pub mod intrusion;
 pub mod lexical;
 pub mod logistic;
 pub mod precedence;
@@ -106,6 +107,12 @@ pub trait Pairwise: Send + Sync {
     fn figures(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+    /// Each unit's intrusion score in its prepared order (how likely it does not belong where it
+    /// stands, [`intrusion`]), for scorers that have an intrusion model; `None`, the default,
+    /// leaves findings to the fixed interruption rule.
+    fn intrusion(&self) -> Option<Vec<Option<f64>>> {
+        None
+    }
 }
 
 /// A coherence scorer.
@@ -127,6 +134,12 @@ pub trait Scorer: Send + Sync {
     /// [`Pairwise::figures`]: BBScore). Front ends that score transitions from a cache prepare
     /// the whole document once more only for these.
     fn scores_documents(&self) -> bool {
+        false
+    }
+    /// Whether its tables give intrusion scores ([`Pairwise::intrusion`]), which depend on every
+    /// unit of a level: front ends that score transitions from a cache then prepare the whole
+    /// level too.
+    fn has_intrusion(&self) -> bool {
         false
     }
 }
