@@ -147,7 +147,23 @@ pub fn features(vectors: &[Vec<f32>]) -> Vec<Option<Features>> {
         return out;
     }
     let units: Vec<Vec<f64>> = vectors.iter().map(|v| unit_length(v)).collect();
-    let cos = |i: usize, j: usize| dot(&units[i], &units[j]);
+    // Every cosine the features use is between units at most 2 · WINDOW apart: computed once.
+    const REACH: usize = 2 * WINDOW;
+    let band: Vec<[f64; REACH]> = (0..n)
+        .map(|i| {
+            let mut row = [0.0; REACH];
+            for (d, c) in row.iter_mut().enumerate() {
+                if i + d + 1 < n {
+                    *c = dot(&units[i], &units[i + d + 1]);
+                }
+            }
+            row
+        })
+        .collect();
+    let cos = |i: usize, j: usize| {
+        let (a, b) = (i.min(j), i.max(j));
+        band[a][b - a - 1]
+    };
     let adjacent: Vec<f64> = (0..n - 1).map(|k| cos(k, k + 1)).collect();
     let median = median(&adjacent);
     let deviations: Vec<f64> = adjacent.iter().map(|c| (c - median).abs()).collect();
