@@ -195,7 +195,7 @@ impl Scorer for Embedding {
     }
 
     fn has_intrusion(&self) -> bool {
-        super::intrusion::model(Level::Sentence).is_some()
+        super::intrusion::Model::Embedding.available()
     }
 
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {

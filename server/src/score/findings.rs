@@ -256,7 +256,9 @@ pub fn findings(
         };
         let cutoff = centre - sensitivity.spreads() * spread.max(0.05);
         let mut previous_weak: Option<Span> = None;
-        let intrusion_threshold = intrusion::model(level).map(|m| m.threshold(sensitivity));
+        let intrusion_threshold = intrusion::Model::for_scorer(analysis.scorer)
+            .and_then(|m| m.level(level))
+            .map(|m| m.threshold(sensitivity));
         for (k, t) in transitions.iter().enumerate() {
             let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
             if let (Some(score), Some(threshold)) = (t.intrusion, intrusion_threshold) {
@@ -438,7 +440,11 @@ mod tests {
                    The cache counts hits on vectors. Penguins waddle across Antarctic ice.\n";
         let doc = parse(src, Format::Plain);
         let mut analysis = analyze(&doc, &Lexical::plain());
-        let model = intrusion::model(Level::Sentence).expect("the committed intrusion model");
+        // Scores as the `embedding` scorer's intrusion model would give them.
+        analysis.scorer = "embedding";
+        let model = intrusion::Model::Embedding
+            .level(Level::Sentence)
+            .expect("the committed intrusion model");
         let threshold = model.threshold(Sensitivity::Medium);
         let out_of_place = |found: &[Finding]| {
             found

@@ -1,24 +1,30 @@
-//! The intrusion model: how likely a unit (a sentence, or a paragraph) does not belong where it
-//! stands, from the `embedding` scorer's vectors. The findings rule uses it, for scorers that
-//! provide it ([`super::Pairwise::intrusion`]), in place of the fixed interruption margin: on dev it
-//! catches about twice as many inserted units at the same false-alarm rate (docs/evaluation.md,
+//! Intrusion models: how likely a unit (a sentence, or a paragraph) does not belong where it
+//! stands. The findings rule uses them, for scorers that provide scores
+//! ([`super::Pairwise::intrusion`]), in place of the fixed interruption margin (docs/evaluation.md,
 //! "Findings").
 //!
-//! The model is a logistic regression over fourteen cosine features of a unit and its neighbours
-//! ([`FEATURES`], computed by [`features`]), trained on the train split with one unit of another
-//! document inserted at a random place (`models/train/intrusion/train.py`), with a threshold per
-//! level and sensitivity set on dev for a target number of false alarms per 100 transitions. The
-//! parameters are compiled in from `models/intrusion/intrusion.json`.
+//! Two models, each a logistic regression per level with a threshold per sensitivity, trained on
+//! the train split with one unit of another document inserted at a random place and thresholds set
+//! on dev for a target number of false alarms per 100 transitions:
+//!
+//! - [`Model::Embedding`], for the `embedding` scorer: fourteen features of cosines between the
+//!   unit's vector, its neighbours within [`WINDOW`] places and the rest of the document
+//!   ([`features`]; `models/intrusion/intrusion.json`, `models/train/intrusion/train.py`);
+//! - [`Model::Tier0`], for the built-in `tier0` scorer at the paragraph level: the thirteen window
+//!   features of the same kind, from its transition scores ([`table_features`];
+//!   `models/intrusion/tier0.json`, `models/train/intrusion/train_tier0.py` on features written by
+//!   the `intrusion_data` test). Its sentence-level model was measured and not shipped: it caught
+//!   fewer inserted sentences than the fixed rule at the same false-alarm rate.
+//!
+//! The parameters are compiled in.
 
 use super::findings::Sensitivity;
-use super::Level;
+use super::{Level, Pairwise};
 use serde::Deserialize;
 use std::sync::OnceLock;
 
-/// The committed parameters.
-const EMBEDDED: &str = include_str!("../../../models/intrusion/intrusion.json");
-
-/// The features, in the model's order (see the trainer's docs for their definitions).
+/// The features, in the embedding model's order (see the trainer's docs for their definitions);
+/// the tier-0 model reads the first [`WINDOW_FEATURES`] of them.
 pub const FEATURES: [&str; 14] = [
     "in",
     "out",
@@ -36,11 +42,84 @@ pub const FEATURES: [&str; 14] = [
     "rest",
 ];
 
+/// How many of [`FEATURES`] come from scores within a unit's window (all but `rest`).
+pub const WINDOW_FEATURES: usize = 13;
+
 /// Units on each side that count as a unit's window.
 pub const WINDOW: usize = 3;
 
-/// One unit's features.
+/// Every score the window features use is between units at most this far apart.
+const REACH: usize = 2 * WINDOW;
+
+/// One unit's features for the embedding model.
 pub type Features = [f64; FEATURES.len()];
+
+/// One unit's window features (the tier-0 model's).
+pub type WindowFeatures = [f64; WINDOW_FEATURES];
+
+/// Which committed model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    /// Cosine features of the `embedding` scorer's vectors (`models/intrusion/intrusion.json`).
+    Embedding,
+    /// Window features of the `tier0` scorer's transitions (`models/intrusion/tier0.json`).
+    Tier0,
+}
+
+impl Model {
+    /// The model for the scorer named `scorer`, if it has one.
+    pub fn for_scorer(scorer: &str) -> Option<Model> {
+        match scorer {
+            "embedding" => Some(Model::Embedding),
+            "tier0" => Some(Model::Tier0),
+            _ => None,
+        }
+    }
+
+    /// Its parameters for `level`, or `None` if the embedded file does not parse or does not match
+    /// the features (a build-time mistake that the unit tests catch).
+    pub fn level(self, level: Level) -> Option<&'static LevelModel> {
+        static EMBEDDING: OnceLock<Option<Levels>> = OnceLock::new();
+        static TIER0: OnceLock<Option<Levels>> = OnceLock::new();
+        let (cell, text, features) = match self {
+            Model::Embedding => (
+                &EMBEDDING,
+                include_str!("../../../models/intrusion/intrusion.json"),
+                &FEATURES[..],
+            ),
+            Model::Tier0 => (
+                &TIER0,
+                include_str!("../../../models/intrusion/tier0.json"),
+                &FEATURES[..WINDOW_FEATURES],
+            ),
+        };
+        let levels = cell
+            .get_or_init(|| {
+                let file: File = serde_json::from_str(text).ok()?;
+                let n = features.len();
+                let levels = [&file.levels.sentence, &file.levels.paragraph];
+                let ok = file.window == WINDOW
+                    && file
+                        .features
+                        .iter()
+                        .map(String::as_str)
+                        .eq(features.iter().copied())
+                    && levels.iter().any(|l| l.is_some())
+                    && levels.iter().flat_map(|l| l.as_ref()).all(|l| l.valid(n));
+                ok.then_some(file.levels)
+            })
+            .as_ref()?;
+        match level {
+            Level::Sentence => levels.sentence.as_ref(),
+            Level::Paragraph => levels.paragraph.as_ref(),
+        }
+    }
+
+    /// Whether it has parameters for at least one level.
+    pub fn available(self) -> bool {
+        self.level(Level::Sentence).is_some() || self.level(Level::Paragraph).is_some()
+    }
+}
 
 #[derive(Debug, Deserialize)]
 struct File {
@@ -49,10 +128,11 @@ struct File {
     levels: Levels,
 }
 
+/// A model's levels; a level without parameters (`null`) keeps the fixed interruption rule.
 #[derive(Debug, Deserialize)]
 struct Levels {
-    sentence: LevelModel,
-    paragraph: LevelModel,
+    sentence: Option<LevelModel>,
+    paragraph: Option<LevelModel>,
 }
 
 /// The thresholds of one level, as logits.
@@ -63,7 +143,7 @@ struct Thresholds {
     high: f64,
 }
 
-/// The model of one level.
+/// A model's parameters for one level.
 #[derive(Debug, Clone, Deserialize)]
 pub struct LevelModel {
     mean: Vec<f64>,
@@ -75,7 +155,7 @@ pub struct LevelModel {
 
 impl LevelModel {
     /// The logit that the unit with features `f` does not belong.
-    pub fn logit(&self, f: &Features) -> f64 {
+    pub fn logit(&self, f: &[f64]) -> f64 {
         let mut z = self.bias;
         for (k, x) in f.iter().enumerate() {
             z += (x - self.mean[k]) / self.scale[k] * self.weights[k];
@@ -85,7 +165,7 @@ impl LevelModel {
 
     /// The intrusion score in (0, 1) of a unit with features `f`: the model's probability under
     /// its balanced training classes, a ranking rather than a calibrated chance.
-    pub fn score(&self, f: &Features) -> f64 {
+    pub fn score(&self, f: &[f64]) -> f64 {
         sigmoid(self.logit(f))
     }
 
@@ -98,8 +178,7 @@ impl LevelModel {
         })
     }
 
-    fn valid(&self) -> bool {
-        let n = FEATURES.len();
+    fn valid(&self, n: usize) -> bool {
         self.mean.len() == n
             && self.scale.len() == n
             && self.weights.len() == n
@@ -117,111 +196,122 @@ fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
 
-/// The committed model of `level`, or `None` if the embedded file does not parse or does not
-/// match [`FEATURES`] (a build-time mistake that the unit tests catch).
-pub fn model(level: Level) -> Option<&'static LevelModel> {
-    static MODEL: OnceLock<Option<Levels>> = OnceLock::new();
-    let levels = MODEL
-        .get_or_init(|| {
-            let file: File = serde_json::from_str(EMBEDDED).ok()?;
-            let ok = file.window == WINDOW
-                && file.features.iter().map(String::as_str).eq(FEATURES)
-                && file.levels.sentence.valid()
-                && file.levels.paragraph.valid();
-            ok.then_some(file.levels)
-        })
-        .as_ref()?;
-    Some(match level {
-        Level::Sentence => &levels.sentence,
-        Level::Paragraph => &levels.paragraph,
-    })
-}
-
-/// The features of every unit of a document, from its units' vectors in document order (any
-/// length; zero vectors count as orthogonal to everything). Units without a neighbour on each
-/// side, and all units of documents of fewer than three, get `None`.
-pub fn features(vectors: &[Vec<f32>]) -> Vec<Option<Features>> {
-    let n = vectors.len();
+/// The window features of units 1 … n − 2 of `n` units, from `score(a, b)` for a < b at most
+/// [`REACH`] apart (the cosine, or the transition from a to b); `None` for the two end units and
+/// for all units of documents of fewer than three.
+fn window_core(n: usize, score: impl Fn(usize, usize) -> f64) -> Vec<Option<WindowFeatures>> {
     let mut out = vec![None; n];
     if n < 3 {
         return out;
     }
-    let units: Vec<Vec<f64>> = vectors.iter().map(|v| unit_length(v)).collect();
-    // Every cosine the features use is between units at most 2 · WINDOW apart: computed once.
-    const REACH: usize = 2 * WINDOW;
+    // Every score within reach, computed once.
     let band: Vec<[f64; REACH]> = (0..n)
         .map(|i| {
             let mut row = [0.0; REACH];
             for (d, c) in row.iter_mut().enumerate() {
                 if i + d + 1 < n {
-                    *c = dot(&units[i], &units[i + d + 1]);
+                    *c = score(i, i + d + 1);
                 }
             }
             row
         })
         .collect();
-    let cos = |i: usize, j: usize| {
+    let s = |i: usize, j: usize| {
         let (a, b) = (i.min(j), i.max(j));
         band[a][b - a - 1]
     };
-    let adjacent: Vec<f64> = (0..n - 1).map(|k| cos(k, k + 1)).collect();
+    let adjacent: Vec<f64> = (0..n - 1).map(|k| s(k, k + 1)).collect();
     let median = median(&adjacent);
     let deviations: Vec<f64> = adjacent.iter().map(|c| (c - median).abs()).collect();
     let spread = super::analysis::median(&deviations).unwrap_or(0.0) * 1.4826;
-    let dim = units[0].len();
-    let mut total = vec![0.0; dim];
-    for u in &units {
-        for (t, x) in total.iter_mut().zip(u) {
-            *t += x;
-        }
-    }
     for (i, slot) in out.iter_mut().enumerate().take(n - 1).skip(1) {
-        let (a, b, s) = (cos(i - 1, i), cos(i, i + 1), cos(i - 1, i + 1));
+        let (a, b, skip) = (s(i - 1, i), s(i, i + 1), s(i - 1, i + 1));
         let others: Vec<usize> = (i.saturating_sub(WINDOW)..(i + WINDOW + 1).min(n))
             .filter(|&j| j != i)
             .collect();
-        let window_mean = others.iter().map(|&j| cos(i, j)).sum::<f64>() / others.len() as f64;
+        let window_mean = others.iter().map(|&j| s(i, j)).sum::<f64>() / others.len() as f64;
         let among: Vec<f64> = others
             .iter()
             .enumerate()
             .flat_map(|(x, &j)| others[x + 1..].iter().map(move |&k| (j, k)))
-            .map(|(j, k)| cos(j, k))
+            .map(|(j, k)| s(j, k))
             .collect();
         let among_mean = if among.is_empty() {
             median
         } else {
             among.iter().sum::<f64>() / among.len() as f64
         };
-        let rest: Vec<f64> = total.iter().zip(&units[i]).map(|(t, x)| t - x).collect();
-        let rest_norm = dot(&rest, &rest).sqrt().max(1e-12);
-        let rest_cos = dot(&units[i], &rest) / rest_norm;
         let (best, worst) = (a.max(b), a.min(b));
         *slot = Some([
             a,
             b,
-            s,
+            skip,
             best,
             worst,
-            s - best,
-            s - worst,
+            skip - best,
+            skip - worst,
             best - median,
             worst - median,
             median,
             spread,
             window_mean,
             window_mean - among_mean,
-            rest_cos,
         ]);
     }
     out
 }
 
-/// Each unit's intrusion score at `level` (see [`LevelModel::score`]), `None` where it has no
-/// features; `None` altogether when the model is unavailable.
+/// The embedding model's features of every unit of a document, from its units' vectors in
+/// document order (any length; zero vectors count as orthogonal to everything). Units without a
+/// neighbour on each side, and all units of documents of fewer than three, get `None`.
+pub fn features(vectors: &[Vec<f32>]) -> Vec<Option<Features>> {
+    let units: Vec<Vec<f64>> = vectors.iter().map(|v| unit_length(v)).collect();
+    let window = window_core(units.len(), |a, b| dot(&units[a], &units[b]));
+    let dim = units.first().map_or(0, Vec::len);
+    let mut total = vec![0.0; dim];
+    for u in &units {
+        for (t, x) in total.iter_mut().zip(u) {
+            *t += x;
+        }
+    }
+    window
+        .into_iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let w = w?;
+            let rest: Vec<f64> = total.iter().zip(&units[i]).map(|(t, x)| t - x).collect();
+            let rest_cos = dot(&units[i], &rest) / dot(&rest, &rest).sqrt().max(1e-12);
+            let mut f = [0.0; FEATURES.len()];
+            f[..WINDOW_FEATURES].copy_from_slice(&w);
+            f[WINDOW_FEATURES] = rest_cos;
+            Some(f)
+        })
+        .collect()
+}
+
+/// The tier-0 model's features of every unit of a prepared table, from its transition scores
+/// (`table.transition(a, b)` for a before b); `None` as for [`features`].
+pub fn table_features(table: &dyn Pairwise) -> Vec<Option<WindowFeatures>> {
+    window_core(table.len(), |a, b| table.transition(a, b))
+}
+
+/// Each unit's intrusion score at `level` under the embedding model (see [`LevelModel::score`]),
+/// `None` where it has no features; `None` altogether when the model is unavailable.
 pub fn scores(vectors: &[Vec<f32>], level: Level) -> Option<Vec<Option<f64>>> {
-    let model = model(level)?;
+    let model = Model::Embedding.level(level)?;
     Some(
         features(vectors)
+            .iter()
+            .map(|f| f.as_ref().map(|f| model.score(f)))
+            .collect(),
+    )
+}
+
+/// Each unit's intrusion score at `level` under the tier-0 model, from a prepared `tier0` table.
+pub fn table_scores(table: &dyn Pairwise, level: Level) -> Option<Vec<Option<f64>>> {
+    let model = Model::Tier0.level(level)?;
+    Some(
+        table_features(table)
             .iter()
             .map(|f| f.as_ref().map(|f| model.score(f)))
             .collect(),
@@ -265,7 +355,9 @@ mod tests {
     #[test]
     fn the_committed_model_loads_for_both_levels() {
         for level in [Level::Sentence, Level::Paragraph] {
-            let m = model(level).expect("models/intrusion/intrusion.json loads");
+            let m = Model::Embedding
+                .level(level)
+                .expect("models/intrusion/intrusion.json loads");
             assert!(m.threshold(Sensitivity::High) < m.threshold(Sensitivity::Medium));
             assert!(m.threshold(Sensitivity::Medium) < m.threshold(Sensitivity::Low));
         }
@@ -275,7 +367,7 @@ mod tests {
     fn features_and_logits_match_the_trainer() {
         let text = include_str!("../../../models/intrusion/reference.json");
         let reference: Reference = serde_json::from_str(text).expect("reference parses");
-        let m = model(Level::Sentence).expect("model");
+        let m = Model::Embedding.level(Level::Sentence).expect("model");
         for case in &reference.cases {
             let got = features(&case.vectors);
             assert!(got[0].is_none() && got[got.len() - 1].is_none());

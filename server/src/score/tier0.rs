@@ -289,6 +289,9 @@ impl Scorer for Tier0 {
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
         Box::new(self.table(units, level))
     }
+    fn has_intrusion(&self) -> bool {
+        super::intrusion::Model::Tier0.available()
+    }
 }
 
 /// What the combined model reads from one unit's own text.
@@ -513,6 +516,10 @@ impl Tier0Pairs<'_> {
 impl Pairwise for Tier0Pairs<'_> {
     fn len(&self) -> usize {
         self.cues.len()
+    }
+
+    fn intrusion(&self) -> Option<Vec<Option<f64>>> {
+        super::intrusion::table_scores(self, self.level)
     }
 
     fn transition(&self, from: usize, to: usize) -> f64 {
