@@ -260,17 +260,11 @@ impl Engine {
             check()?;
             let paragraph =
                 self.document(scorer, Level::Paragraph, &paragraph_units, paragraph_doc);
-            let mut intrusion = [None, None];
-            for (k, (level, doc)) in [(Level::Sentence, sentence), (Level::Paragraph, paragraph)]
-                .into_iter()
-                .enumerate()
-            {
+            for (level, doc) in [(Level::Sentence, &sentence), (Level::Paragraph, &paragraph)] {
                 whole.extend(doc.whole.map(|w| (level, w)));
-                figures.extend(doc.figures.into_iter().map(|(k, v)| (level, k, v)));
-                intrusion[k] = doc.intrusion;
+                figures.extend(doc.figures.iter().map(|&(k, v)| (level, k, v)));
             }
-            let [sentence, paragraph] = intrusion;
-            (sentence, paragraph)
+            (sentence.intrusion, paragraph.intrusion)
         } else {
             self.documents.clear();
             (None, None)

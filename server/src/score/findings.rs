@@ -11,7 +11,9 @@
 //! A unit also *interrupts the flow* when both its transitions fall below the document's centre
 //! while its two neighbours, joined directly (the transition's `skip` score), score clearly better
 //! than either (by [`Sensitivity::interruption_margin`]): the classic misplaced or off-topic
-//! sentence. That is judged against the document alone, with no absolute floor.
+//! sentence. That is judged against the document alone, with no absolute floor. For scorers with
+//! an intrusion model ([`super::intrusion`]: `embedding`, and `tier0` for paragraphs) the unit's
+//! intrusion score at the sensitivity's threshold decides instead of that margin.
 //!
 //! Units covered by a `segue-disable-next` comment are never flagged. A unit that breaks the flow
 //! usually weakens both the transition into it and the one out of it; a run of consecutive weak
