@@ -11,12 +11,23 @@
 //! `publishDiagnostics` (push) or the `textDocument/diagnostic` reply sent right after the change
 //! (pull). The server's own analysis time and how many transitions it scored or reused come from
 //! its debug log. Reports the median and p95 over the edits.
+//!
+//! `model_stage_analysis_time` (also ignored; needs `models/install`) times the engine's run for
+//! the `embedding` scorer after each edit, with its intrusion model and, in the same run, without
+//! it (the same scorer behind a wrapper that hides the model), on the same document and edits.
 
 mod common;
 
 use common::*;
+use segue::lsp::engine::{ContextPolicy, Engine, Job};
+use segue::model::{shared_encoder, ModelOptions};
+use segue::score::embedding::Embedding;
+use segue::score::findings::{Calibration, Sensitivity};
+use segue::score::{Level, Pairwise, Scorer, Unit};
+use segue::text::Format;
 use serde_json::{json, Value};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const EDITS: usize = 60;
@@ -182,4 +193,113 @@ fn keystroke_to_diagnostics_latency() {
     }
     // Settle: give the last server time to exit before the process ends.
     std::thread::sleep(Duration::from_millis(50));
+}
+
+/// `embedding` with its intrusion model hidden: the findings fall back to the fixed rule, and the
+/// engine prepares only the edited units, as before the model.
+struct WithoutIntrusion(Embedding);
+
+impl Scorer for WithoutIntrusion {
+    fn name(&self) -> &'static str {
+        "embedding-without-intrusion"
+    }
+    fn description(&self) -> &'static str {
+        "embedding without its intrusion model (measurement)"
+    }
+    fn tier(&self) -> u8 {
+        1
+    }
+    fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
+        Box::new(Hidden(self.0.prepare(units, level)))
+    }
+}
+
+struct Hidden<'a>(Box<dyn Pairwise + 'a>);
+
+impl Pairwise for Hidden<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn transition(&self, from: usize, to: usize) -> f64 {
+        self.0.transition(from, to)
+    }
+    fn reason(&self, from: usize, to: usize) -> segue::score::Reason {
+        self.0.reason(from, to)
+    }
+}
+
+#[test]
+#[ignore = "benchmark: run with --release -- --ignored --nocapture"]
+fn model_stage_analysis_time() {
+    let Ok(encoder) = shared_encoder(&ModelOptions::from_env()) else {
+        eprintln!("skipping: the tier 1 models are not installed (run models/install)");
+        return;
+    };
+    let text = doc();
+    let lines: Vec<&str> = text.lines().collect();
+    let prose = prose_lines(&text);
+    // The same edited texts for both scorers: one character inserted into a prose line each.
+    let texts: Vec<String> = (0..EDITS)
+        .map(|i| {
+            let mut l = lines.clone();
+            let n = prose[(i * 37) % prose.len()] as usize;
+            let edited = format!("x{}", l[n]);
+            l[n] = &edited;
+            l.join("\n")
+        })
+        .collect();
+    // Every sentence of every edited text embedded beforehand: the encoder's cost is the same
+    // with and without the model and would otherwise fall on whichever runs first.
+    for t in &texts {
+        let doc = segue::text::parse(t, Format::Markdown);
+        let (_, units) = segue::score::analysis::sentence_units(&doc);
+        let sentences: Vec<&str> = units.iter().flatten().copied().collect();
+        encoder.embed(&sentences).expect("embed");
+    }
+    let with: Arc<dyn Scorer> = Arc::new(Embedding::new(encoder.clone()));
+    let without: Arc<dyn Scorer> = Arc::new(WithoutIntrusion(Embedding::new(encoder)));
+    println!(
+        "\nbench-10k.md, embedding scorer, engine run per edit (ms; the encoder's cache warm):"
+    );
+    println!("| scorer | median | p95 | findings (last) |\n|---|---:|---:|---:|");
+    // Alternate the two so that a busy machine slows both alike.
+    let mut engines = [Engine::new(), Engine::new()];
+    let mut times = [Vec::new(), Vec::new()];
+    let mut findings = [0, 0];
+    let job = |scorer: &Arc<dyn Scorer>, version: i32, text: &str| Job {
+        version,
+        text: Arc::from(text),
+        format: Some(Format::Markdown),
+        skip: None,
+        scorer: scorer.clone(),
+        order_scorer: scorer.clone(),
+        policy: ContextPolicy::for_scorer("embedding"),
+        calibration: Arc::new(Calibration::shipped()),
+        sensitivity: Sensitivity::Medium,
+    };
+    for (k, scorer) in [&with, &without].into_iter().enumerate() {
+        engines[k]
+            .run(&job(scorer, 1, &text), 1, &|| false)
+            .expect("first run");
+    }
+    for (i, t) in texts.iter().enumerate() {
+        for (k, scorer) in [&with, &without].into_iter().enumerate() {
+            let start = Instant::now();
+            let a = engines[k]
+                .run(&job(scorer, i as i32 + 2, t), i as u64 + 2, &|| false)
+                .expect("run");
+            times[k].push(start.elapsed().as_secs_f64() * 1000.0);
+            findings[k] = a.findings.len();
+        }
+    }
+    for (k, name) in ["embedding (intrusion model)", "embedding without it"]
+        .iter()
+        .enumerate()
+    {
+        let s = stats(times[k].clone());
+        println!(
+            "| {name} | {:.1} | {:.1} | {} |",
+            s.median, s.p95, findings[k]
+        );
+    }
 }

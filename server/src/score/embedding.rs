@@ -18,7 +18,7 @@ use super::lexical::Lexical;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
 use crate::model::Encoder;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// How a paragraph becomes one vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,10 +111,28 @@ struct EmbeddingPairs<'a> {
     level: Level,
     vectors: Vec<Vec<f32>>,
     norms: Vec<f32>,
-    lexical: Box<dyn Pairwise + 'a>,
+    /// The units' texts, for the lexical table that names shared words in reasons.
+    texts: Vec<Vec<String>>,
+    fallback: &'a Lexical,
+    /// That table, prepared on the first reason asked for: a table prepared only for scores (the
+    /// language server's whole-level intrusion scores) never needs it.
+    lexical: OnceLock<Box<dyn Pairwise + 'a>>,
 }
 
 impl EmbeddingPairs<'_> {
+    fn lexical(&self) -> &dyn Pairwise {
+        self.lexical
+            .get_or_init(|| {
+                let units: Vec<Unit<'_>> = self
+                    .texts
+                    .iter()
+                    .map(|u| u.iter().map(String::as_str).collect())
+                    .collect();
+                self.fallback.prepare(&units, self.level)
+            })
+            .as_ref()
+    }
+
     fn cosine(&self, from: usize, to: usize) -> Option<f64> {
         let (a, b) = (self.vectors.get(from)?, self.vectors.get(to)?);
         let (na, nb) = (self.norms[from], self.norms[to]);
@@ -163,7 +181,7 @@ impl Pairwise for EmbeddingPairs<'_> {
     fn reason(&self, from: usize, to: usize) -> Reason {
         match self.cosine(from, to) {
             Some(c) => Reason {
-                shared: self.lexical.reason(from, to).shared,
+                shared: self.lexical().reason(from, to).shared,
                 note: Some(cosine_note(c)),
             },
             None => Reason::default(),
@@ -209,7 +227,12 @@ impl Scorer for Embedding {
                     level,
                     vectors,
                     norms,
-                    lexical: self.fallback.prepare(units, level),
+                    texts: units
+                        .iter()
+                        .map(|u| u.iter().map(|s| s.to_string()).collect())
+                        .collect(),
+                    fallback: &self.fallback,
+                    lexical: OnceLock::new(),
                 })
             }
             Err(e) => {
