@@ -324,10 +324,7 @@ fn interruption(
     floor: f64,
     scorer: &'static str,
 ) -> Finding {
-    let (unit, units) = match t.level {
-        Level::Sentence => ("sentence", "sentences"),
-        Level::Paragraph => ("paragraph", "paragraphs"),
-    };
+    let (unit, units) = unit_names(t.level);
     let message = format!(
         "This {unit} interrupts the flow: it connects weakly to the {units} on either side (in {:.2}, out {:.2}), \
          which connect better to each other ({skip:.2}); it {} (document median {median:.2})",
@@ -348,10 +345,7 @@ fn intruding(
     floor: f64,
     scorer: &'static str,
 ) -> Finding {
-    let (unit, units) = match t.level {
-        Level::Sentence => ("sentence", "sentences"),
-        Level::Paragraph => ("paragraph", "paragraphs"),
-    };
+    let (unit, units) = unit_names(t.level);
     let around = match (next, t.skip) {
         (Some(next), Some(skip)) => format!(
             "in {:.2}, out {:.2}, while the {units} on either side score {skip:.2} together",
@@ -365,6 +359,14 @@ fn intruding(
         t.reason.describe(&format!("the {unit} before it")),
     );
     finding_on(t, median, floor, scorer, message)
+}
+
+/// The level's unit, singular and plural, for messages.
+fn unit_names(level: Level) -> (&'static str, &'static str) {
+    match level {
+        Level::Sentence => ("sentence", "sentences"),
+        Level::Paragraph => ("paragraph", "paragraphs"),
+    }
 }
 
 fn finding(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
