@@ -14,7 +14,8 @@
 //!
 //! `model_stage_analysis_time` (also ignored; needs `models/install`) times the engine's run for
 //! the `embedding` scorer after each edit, with its intrusion model and, in the same run, without
-//! it (the same scorer behind a wrapper that hides the model), on the same document and edits.
+//! it (the same scorer behind a wrapper that hides the model), on the same document and edits;
+//! `tier0_intrusion_analysis_time` does the same for `tier0` and its paragraph model.
 
 mod common;
 
@@ -195,19 +196,20 @@ fn keystroke_to_diagnostics_latency() {
     std::thread::sleep(Duration::from_millis(50));
 }
 
-/// `embedding` with its intrusion model hidden: the findings fall back to the fixed rule, and the
-/// engine prepares only the edited units, as before the model.
-struct WithoutIntrusion(Embedding);
+/// A scorer with its intrusion model hidden: the findings fall back to the fixed rule, and the
+/// engine prepares only what the scorer's cache policy needs, as before the model. It keeps the
+/// scorer's name, so its calibration applies as before.
+struct WithoutIntrusion(Arc<dyn Scorer>);
 
 impl Scorer for WithoutIntrusion {
     fn name(&self) -> &'static str {
-        "embedding-without-intrusion"
+        self.0.name()
     }
     fn description(&self) -> &'static str {
-        "embedding without its intrusion model (measurement)"
+        "a scorer without its intrusion model (measurement)"
     }
     fn tier(&self) -> u8 {
-        1
+        self.0.tier()
     }
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
         Box::new(Hidden(self.0.prepare(units, level)))
@@ -228,18 +230,11 @@ impl Pairwise for Hidden<'_> {
     }
 }
 
-#[test]
-#[ignore = "benchmark: run with --release -- --ignored --nocapture"]
-fn model_stage_analysis_time() {
-    let Ok(encoder) = shared_encoder(&ModelOptions::from_env()) else {
-        eprintln!("skipping: the tier 1 models are not installed (run models/install)");
-        return;
-    };
-    let text = doc();
+/// The texts of `EDITS` one-character edits of `text`, one prose line each.
+fn edited_texts(text: &str) -> Vec<String> {
     let lines: Vec<&str> = text.lines().collect();
-    let prose = prose_lines(&text);
-    // The same edited texts for both scorers: one character inserted into a prose line each.
-    let texts: Vec<String> = (0..EDITS)
+    let prose = prose_lines(text);
+    (0..EDITS)
         .map(|i| {
             let mut l = lines.clone();
             let n = prose[(i * 37) % prose.len()] as usize;
@@ -247,22 +242,15 @@ fn model_stage_analysis_time() {
             l[n] = &edited;
             l.join("\n")
         })
-        .collect();
-    // Every sentence of every edited text embedded beforehand: the encoder's cost is the same
-    // with and without the model and would otherwise fall on whichever runs first.
-    for t in &texts {
-        let doc = segue::text::parse(t, Format::Markdown);
-        let (_, units) = segue::score::analysis::sentence_units(&doc);
-        let sentences: Vec<&str> = units.iter().flatten().copied().collect();
-        encoder.embed(&sentences).expect("embed");
-    }
-    let with: Arc<dyn Scorer> = Arc::new(Embedding::new(encoder.clone()));
-    let without: Arc<dyn Scorer> = Arc::new(WithoutIntrusion(Embedding::new(encoder)));
-    println!(
-        "\nbench-10k.md, embedding scorer, engine run per edit (ms; the encoder's cache warm):"
-    );
+        .collect()
+}
+
+/// Times the engine's run on each of `texts` (after a first run on `text`) for a scorer with its
+/// intrusion model and without it, alternating the two so that a busy machine slows both alike.
+fn compare(texts: &[String], text: &str, with: Arc<dyn Scorer>, name: &str) {
+    let without: Arc<dyn Scorer> = Arc::new(WithoutIntrusion(with.clone()));
+    println!("\nbench-10k.md, {name} scorer, engine run per edit (ms):");
     println!("| scorer | median | p95 | findings (last) |\n|---|---:|---:|---:|");
-    // Alternate the two so that a busy machine slows both alike.
     let mut engines = [Engine::new(), Engine::new()];
     let mut times = [Vec::new(), Vec::new()];
     let mut findings = [0, 0];
@@ -273,13 +261,13 @@ fn model_stage_analysis_time() {
         skip: None,
         scorer: scorer.clone(),
         order_scorer: scorer.clone(),
-        policy: ContextPolicy::for_scorer("embedding"),
+        policy: ContextPolicy::for_scorer(name),
         calibration: Arc::new(Calibration::shipped()),
         sensitivity: Sensitivity::Medium,
     };
     for (k, scorer) in [&with, &without].into_iter().enumerate() {
         engines[k]
-            .run(&job(scorer, 1, &text), 1, &|| false)
+            .run(&job(scorer, 1, text), 1, &|| false)
             .expect("first run");
     }
     for (i, t) in texts.iter().enumerate() {
@@ -292,14 +280,50 @@ fn model_stage_analysis_time() {
             findings[k] = a.findings.len();
         }
     }
-    for (k, name) in ["embedding (intrusion model)", "embedding without it"]
+    for (k, label) in ["with its intrusion model", "without it"]
         .iter()
         .enumerate()
     {
         let s = stats(times[k].clone());
         println!(
-            "| {name} | {:.1} | {:.1} | {} |",
+            "| {name} {label} | {:.1} | {:.1} | {} |",
             s.median, s.p95, findings[k]
         );
     }
+}
+
+#[test]
+#[ignore = "benchmark: run with --release -- --ignored --nocapture"]
+fn model_stage_analysis_time() {
+    let Ok(encoder) = shared_encoder(&ModelOptions::from_env()) else {
+        eprintln!("skipping: the tier 1 models are not installed (run models/install)");
+        return;
+    };
+    let text = doc();
+    // The same edited texts for both: one character inserted into a prose line each.
+    let texts = edited_texts(&text);
+    // Every sentence of every edited text embedded beforehand: the encoder's cost is the same
+    // with and without the model and would otherwise fall on whichever runs first.
+    for t in &texts {
+        let doc = segue::text::parse(t, Format::Markdown);
+        let (_, units) = segue::score::analysis::sentence_units(&doc);
+        let sentences: Vec<&str> = units.iter().flatten().copied().collect();
+        encoder.embed(&sentences).expect("embed");
+    }
+    compare(
+        &texts,
+        &text,
+        Arc::new(Embedding::new(encoder)),
+        "embedding",
+    );
+}
+
+#[test]
+#[ignore = "benchmark: run with --release -- --ignored --nocapture"]
+fn tier0_intrusion_analysis_time() {
+    let text = doc();
+    let tier0 = segue::score::ScorerSet::builtin()
+        .get("tier0")
+        .expect("tier0");
+    compare(&edited_texts(&text), &text, tier0, "tier0");
 }
