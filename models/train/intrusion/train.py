@@ -208,6 +208,18 @@ def threshold_for(values, transitions, per_100):
     return float(v[allowed]) + 1e-9 if allowed < len(v) else float(v[-1])
 
 
+def level_entry(model, thresholds, y, dev):
+    """One level of the model file: parameters, thresholds (logits), training counts, dev figures."""
+    mean, scale, w, b = model
+    return {
+        "mean": mean.round(8).tolist(), "scale": scale.round(8).tolist(),
+        "weights": w.round(8).tolist(), "bias": round(float(b), 8),
+        "thresholds": {k: round(v, 6) for k, v in thresholds.items()},
+        "training_examples": int(len(y)), "training_intruders": int(y.sum()),
+        "dev": dev,
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "intrusion" / "intrusion.json")
@@ -229,7 +241,6 @@ def main():
         model = fit(X, y)
         vdocs = level_docs(dev, level)
         om, orr, cm, cr, transitions = dev_eval(model, vdocs, sizes_of(dev), level)
-        mean, scale, w, b = model
         thresholds, figures = {}, {}
         for name, per_100 in TARGETS.items():
             t = threshold_for(om, transitions, per_100)
@@ -246,13 +257,8 @@ def main():
                 "false_alarms_per_100": round(100 * float((orr >= margin).sum()) / transitions, 2),
                 "caught_percent": round(100 * float((cr >= margin).mean()), 1),
             }
-        out["levels"][level] = {
-            "mean": mean.round(8).tolist(), "scale": scale.round(8).tolist(),
-            "weights": w.round(8).tolist(), "bias": round(float(b), 8),
-            "thresholds": {k: round(v, 6) for k, v in thresholds.items()},
-            "training_examples": int(len(y)), "training_intruders": int(y.sum()),
-            "dev": {"documents": len(vdocs), "transitions": transitions, "intruders": int(len(cm)), **figures},
-        }
+        out["levels"][level] = level_entry(model, thresholds, y, {
+            "documents": len(vdocs), "transitions": transitions, "intruders": int(len(cm)), **figures})
         print(level, json.dumps(out["levels"][level]["dev"], indent=1), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1) + "\n")

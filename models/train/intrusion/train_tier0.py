@@ -81,7 +81,6 @@ def main():
         X, y = training_set(work / "tier0-train.jsonl", level)
         model = T.fit(X, y)
         om, cm, transitions = dev_eval(model, work / "tier0-dev.jsonl", level)
-        mean, scale, w, b = model
         thresholds, figures = {}, {}
         for name, per_100 in T.TARGETS.items():
             t = T.threshold_for(om, transitions, per_100)
@@ -90,13 +89,8 @@ def main():
                 "false_alarms_per_100": round(100 * float((om >= t).sum()) / transitions, 2),
                 "caught_percent": round(100 * float((cm >= t).mean()), 1),
             }
-        out["levels"][level] = {
-            "mean": mean.round(8).tolist(), "scale": scale.round(8).tolist(),
-            "weights": w.round(8).tolist(), "bias": round(float(b), 8),
-            "thresholds": {k: round(v, 6) for k, v in thresholds.items()},
-            "training_examples": int(len(y)), "training_intruders": int(y.sum()),
-            "dev": {"transitions": transitions, "intruders": int(len(cm)), **figures},
-        }
+        out["levels"][level] = T.level_entry(model, thresholds, y, {
+            "transitions": transitions, "intruders": int(len(cm)), **figures})
         print(level, json.dumps(out["levels"][level]["dev"]), flush=True)
     # Shipped at the paragraph level only: at the sentence level, `segue eval --tier 0 --task
     # findings` found it catching fewer inserted sentences than the fixed rule at the same

@@ -299,23 +299,21 @@ pub fn table_features(table: &dyn Pairwise) -> Vec<Option<WindowFeatures>> {
 /// `None` where it has no features; `None` altogether when the model is unavailable.
 pub fn scores(vectors: &[Vec<f32>], level: Level) -> Option<Vec<Option<f64>>> {
     let model = Model::Embedding.level(level)?;
-    Some(
-        features(vectors)
-            .iter()
-            .map(|f| f.as_ref().map(|f| model.score(f)))
-            .collect(),
-    )
+    Some(score_each(model, &features(vectors)))
 }
 
 /// Each unit's intrusion score at `level` under the tier-0 model, from a prepared `tier0` table.
 pub fn table_scores(table: &dyn Pairwise, level: Level) -> Option<Vec<Option<f64>>> {
     let model = Model::Tier0.level(level)?;
-    Some(
-        table_features(table)
-            .iter()
-            .map(|f| f.as_ref().map(|f| model.score(f)))
-            .collect(),
-    )
+    Some(score_each(model, &table_features(table)))
+}
+
+/// `model`'s score of every unit that has features.
+fn score_each<F: AsRef<[f64]>>(model: &LevelModel, features: &[Option<F>]) -> Vec<Option<f64>> {
+    features
+        .iter()
+        .map(|f| f.as_ref().map(|f| model.score(f.as_ref())))
+        .collect()
 }
 
 fn unit_length(v: &[f32]) -> Vec<f64> {
