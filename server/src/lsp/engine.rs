@@ -28,8 +28,8 @@
 use crate::order::reorder::propose;
 pub use crate::order::reorder::{Container, Proposal};
 use crate::score::analysis::{
-    adjacent, document_level, paragraph_units, sentence_units, skip_pairs, Analysis, Figures,
-    Transition, UnitRef, Whole,
+    document_level, paragraph_pairs, paragraph_units, sentence_pairs, sentence_units, skip_pairs,
+    unit_link, Analysis, Figures, Transition, UnitRef, Whole,
 };
 use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
 use crate::score::{Level, Pairwise, Reason, Scorer, Unit};
@@ -233,11 +233,9 @@ impl Engine {
         check()?;
         let scorer = job.scorer.as_ref();
         let (sentence_refs, sentence_units) = sentence_units(&document);
-        let sentence_pairs = adjacent(&sentence_refs, |a, b| {
-            a.section == b.section && a.paragraph == b.paragraph
-        });
+        let sentence_pairs = sentence_pairs(&document, &sentence_refs);
         let (paragraph_refs, paragraph_units) = paragraph_units(&document);
-        let paragraph_pairs = adjacent(&paragraph_refs, |a, b| a.section == b.section);
+        let paragraph_pairs = paragraph_pairs(&document, &paragraph_refs);
         // Score the adjacent pairs and the skip pairs (a unit left out) in one plan per level.
         let sentence_all = with_skips(&sentence_pairs);
         let paragraph_all = with_skips(&paragraph_pairs);
@@ -276,6 +274,7 @@ impl Engine {
             sentences: transitions(
                 Level::Sentence,
                 &sentence_refs,
+                &sentence_units,
                 &sentence_pairs,
                 sentence_scores,
                 sentence_intrusion.as_deref(),
@@ -283,6 +282,7 @@ impl Engine {
             paragraphs: transitions(
                 Level::Paragraph,
                 &paragraph_refs,
+                &paragraph_units,
                 &paragraph_pairs,
                 paragraph_scores,
                 paragraph_intrusion.as_deref(),
@@ -563,6 +563,7 @@ fn unit_hash(unit: &[&str]) -> u64 {
 fn transitions(
     level: Level,
     refs: &[(UnitRef, bool)],
+    units: &[Unit<'_>],
     pairs: &[(usize, usize)],
     scores: Vec<(f64, Reason)>,
     intrusion: Option<&[Option<f64>]>,
@@ -588,6 +589,7 @@ fn transitions(
                 disabled: *disabled,
                 skip: None,
                 intrusion: intrusion.and_then(|v| v.get(b).copied().flatten()),
+                link: units.get(b).and_then(|u| unit_link(u)),
             })
         })
         .collect();

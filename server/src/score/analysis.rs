@@ -4,8 +4,9 @@
 //! sentences of the document, so document-wide statistics such as entity salience see everything);
 //! paragraph transitions are scored inside each section.
 
+use super::cues::{explicit_link, Cue};
 use super::{Level, Reason, Scorer, Unit};
-use crate::text::{Document, Span};
+use crate::text::{Document, Ending, Span};
 
 /// Where a unit sits in the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,6 +44,9 @@ pub struct Transition {
     /// ([`super::Pairwise::intrusion`]); `None` when the scorer has none. When set, findings flag
     /// `to` by it instead of by the fixed interruption rule.
     pub intrusion: Option<f64>,
+    /// The explicit link with which `to` opens (a connective, an anaphor, a demonstrative:
+    /// [`explicit_link`]), if any: the writer marked how it follows on.
+    pub link: Option<Cue>,
 }
 
 /// All transitions of a document under one scorer.
@@ -180,6 +184,66 @@ pub fn adjacent(
         .collect()
 }
 
+/// The explicit link with which a unit opens (its first sentence's), if any.
+pub fn unit_link(unit: &Unit<'_>) -> Option<Cue> {
+    unit.first()
+        .and_then(|s| explicit_link(s))
+        .map(|(cue, _)| cue)
+}
+
+/// The sentence transitions Segue judges, as pairs of indices into `refs` (from
+/// [`sentence_units`]): adjacent sentences of a paragraph's own running prose. List items and
+/// quotes attached to a paragraph are structure, not prose transitions, and a sentence that does
+/// not end as a sentence does (a lead-in ending in a colon, a heading-like line, a sentence a
+/// block cuts in two) neither leads into nor follows a judged transition.
+pub fn sentence_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
+    let complete = |r: &UnitRef| {
+        let Some(para) = doc
+            .sections
+            .get(r.section)
+            .and_then(|s| s.paragraphs.get(r.paragraph))
+        else {
+            return false;
+        };
+        r.sentence.is_some_and(|i| {
+            !para.list
+                && i < para.own_sentences
+                && para
+                    .sentences
+                    .get(i)
+                    .is_some_and(|s| s.ending() == Ending::Complete)
+        })
+    };
+    adjacent(refs, |a, b| {
+        a.section == b.section && a.paragraph == b.paragraph && complete(a) && complete(b)
+    })
+}
+
+/// The paragraph transitions Segue judges, as pairs of indices into `refs` (from
+/// [`paragraph_units`]): adjacent paragraphs of a section, unless either is a list, a skipped
+/// block (code, a table) stands between them, or the earlier one ends in a lead-in or an
+/// unfinished line (the block or the list it introduces carries the link).
+pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
+    let para = |r: &UnitRef| {
+        doc.sections
+            .get(r.section)
+            .and_then(|s| s.paragraphs.get(r.paragraph))
+    };
+    adjacent(refs, |a, b| {
+        let (Some(from), Some(to)) = (para(a), para(b)) else {
+            return false;
+        };
+        a.section == b.section
+            && !from.list
+            && !to.list
+            && !to.after_block
+            && from
+                .sentences
+                .last()
+                .is_some_and(|s| s.ending() == Ending::Complete)
+    })
+}
+
 /// Scores every transition of `doc` with `scorer`.
 pub fn analyze(doc: &Document, scorer: &dyn Scorer) -> Analysis {
     let mut whole = Vec::new();
@@ -227,16 +291,15 @@ fn sentence_transitions(
     let (refs, units) = sentence_units(doc);
     let table = scorer.prepare(&units, Level::Sentence);
     document_level(table.as_ref(), Level::Sentence, whole, figures);
-    let pairs = adjacent(&refs, |a, b| {
-        a.section == b.section && a.paragraph == b.paragraph
-    });
-    scored(Level::Sentence, &refs, &pairs, table.as_ref())
+    let pairs = sentence_pairs(doc, &refs);
+    scored(Level::Sentence, &refs, &units, &pairs, table.as_ref())
 }
 
 /// The transitions of `pairs` (indices into `refs`) scored from a prepared table, with skips.
 fn scored(
     level: Level,
     refs: &[(UnitRef, bool)],
+    units: &[Unit<'_>],
     pairs: &[(usize, usize)],
     table: &dyn super::Pairwise,
 ) -> Vec<Transition> {
@@ -252,6 +315,7 @@ fn scored(
             disabled: refs[b].1,
             skip: None,
             intrusion: intrusion.as_ref().and_then(|v| v.get(b).copied().flatten()),
+            link: units.get(b).and_then(|u| unit_link(u)),
         })
         .collect();
     for (k, (a, c)) in skip_pairs(pairs) {
@@ -269,8 +333,8 @@ fn paragraph_transitions(
     let (refs, units) = paragraph_units(doc);
     let table = scorer.prepare(&units, Level::Paragraph);
     document_level(table.as_ref(), Level::Paragraph, whole, figures);
-    let pairs = adjacent(&refs, |a, b| a.section == b.section);
-    scored(Level::Paragraph, &refs, &pairs, table.as_ref())
+    let pairs = paragraph_pairs(doc, &refs);
+    scored(Level::Paragraph, &refs, &units, &pairs, table.as_ref())
 }
 
 #[cfg(test)]

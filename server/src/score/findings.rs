@@ -40,6 +40,9 @@ pub enum Sensitivity {
 }
 
 impl Sensitivity {
+    /// Every level, from the strictest to the loosest.
+    pub const ALL: [Sensitivity; 3] = [Sensitivity::Low, Sensitivity::Medium, Sensitivity::High];
+
     /// The calibration percentile used as the absolute floor.
     pub fn percentile(self) -> usize {
         match self {
@@ -231,7 +234,32 @@ const UNCALIBRATED_FLOOR: f64 = 0.05;
 const MIN_TRANSITIONS_FOR_MEDIAN: usize = 4;
 
 /// The findings of an analysis, in document order.
+///
+/// Sensitivity levels are nested: whatever a stricter level reports, every looser level reports
+/// too (with the stricter level's message).
 pub fn findings(
+    analysis: &Analysis,
+    calibration: &Calibration,
+    sensitivity: Sensitivity,
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for level in Sensitivity::ALL
+        .into_iter()
+        .take_while(|&s| s != sensitivity)
+        .chain([sensitivity])
+    {
+        for f in findings_at(analysis, calibration, level) {
+            if !out.iter().any(|o| o.level == f.level && o.to == f.to) {
+                out.push(f);
+            }
+        }
+    }
+    out.sort_by_key(|f| (f.to.start, f.level));
+    out
+}
+
+/// The findings one sensitivity level's own rules give, in document order.
+fn findings_at(
     analysis: &Analysis,
     calibration: &Calibration,
     sensitivity: Sensitivity,
@@ -263,10 +291,12 @@ pub fn findings(
             .map(|m| m.threshold(sensitivity));
         for (k, t) in transitions.iter().enumerate() {
             let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
+            // A unit that opens with a connective marks the turn it takes: not an intrusion.
+            let marked = t.link.is_some_and(|c| c.is_connective());
             if let (Some(score), Some(threshold)) = (t.intrusion, intrusion_threshold) {
                 // The scorer's intrusion model judges whether `to` belongs, in place of the fixed
                 // interruption rule.
-                if !t.disabled && score >= threshold {
+                if !t.disabled && !marked && score >= threshold {
                     if previous_weak != Some(t.from.span) {
                         out.push(intruding(
                             t,
@@ -281,7 +311,10 @@ pub fn findings(
                     continue;
                 }
             } else if let (Some(skip), Some(next)) = (t.skip, next) {
-                if !t.disabled && interrupts(t.score, next.score, skip, centre, sensitivity) {
+                if !t.disabled
+                    && !marked
+                    && interrupts(t.score, next.score, skip, centre, sensitivity)
+                {
                     if previous_weak != Some(t.from.span) {
                         out.push(interruption(
                             t,
@@ -297,7 +330,9 @@ pub fn findings(
                     continue;
                 }
             }
-            let weak = t.score < floor && t.score < cutoff;
+            // A unit that opens with an explicit link (a connective, an anaphor, a demonstrative)
+            // says how it follows on, whatever words it shares.
+            let weak = t.score < floor && t.score < cutoff && t.link.is_none();
             if weak && !t.disabled && previous_weak != Some(t.from.span) {
                 out.push(finding(t, doc_median, floor, analysis.scorer));
             }

@@ -11,6 +11,7 @@
 
 pub mod analysis;
 pub mod bbscore;
+pub mod cues;
 pub mod embedding;
 pub mod entity_grid;
 pub mod findings;

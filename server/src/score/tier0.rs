@@ -16,6 +16,7 @@
 //!
 //! Every feature is computed per pair, so the score of an order stays decomposable.
 
+use super::cues::{opening_cue, Cue};
 use super::entity_grid::{
     check_model, neutral_model, EntityGrid, EntityGridWeights, GridPairs, LazyTable,
 };
@@ -28,123 +29,6 @@ use unicode_segmentation::UnicodeSegmentation;
 
 /// The weights shipped with Segue, trained by `segue train tier0` on the train split.
 const EMBEDDED: &str = include_str!("../../../models/tier0/tier0.json");
-
-/// Kinds of opening cue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cue {
-    Contrast,
-    Result,
-    Addition,
-    Example,
-    Sequence,
-    Opening,
-    Personal,
-    Demonstrative,
-}
-
-/// Opening phrases and their kinds; longer phrases are tried first.
-const CUES: &[(&str, Cue)] = &[
-    ("however", Cue::Contrast),
-    ("but", Cue::Contrast),
-    ("yet", Cue::Contrast),
-    ("nevertheless", Cue::Contrast),
-    ("nonetheless", Cue::Contrast),
-    ("still", Cue::Contrast),
-    ("instead", Cue::Contrast),
-    ("conversely", Cue::Contrast),
-    ("though", Cue::Contrast),
-    ("whereas", Cue::Contrast),
-    ("otherwise", Cue::Contrast),
-    ("rather", Cue::Contrast),
-    ("unfortunately", Cue::Contrast),
-    ("on the other hand", Cue::Contrast),
-    ("in contrast", Cue::Contrast),
-    ("by contrast", Cue::Contrast),
-    ("on the contrary", Cue::Contrast),
-    ("even so", Cue::Contrast),
-    ("therefore", Cue::Result),
-    ("thus", Cue::Result),
-    ("hence", Cue::Result),
-    ("so", Cue::Result),
-    ("consequently", Cue::Result),
-    ("accordingly", Cue::Result),
-    ("as a result", Cue::Result),
-    ("for this reason", Cue::Result),
-    ("in short", Cue::Result),
-    ("in summary", Cue::Result),
-    ("in conclusion", Cue::Result),
-    ("to summarize", Cue::Result),
-    ("overall", Cue::Result),
-    ("also", Cue::Addition),
-    ("moreover", Cue::Addition),
-    ("furthermore", Cue::Addition),
-    ("additionally", Cue::Addition),
-    ("besides", Cue::Addition),
-    ("likewise", Cue::Addition),
-    ("similarly", Cue::Addition),
-    ("in addition", Cue::Addition),
-    ("and", Cue::Addition),
-    ("or", Cue::Addition),
-    ("nor", Cue::Addition),
-    ("again", Cue::Addition),
-    ("what is more", Cue::Addition),
-    ("for example", Cue::Example),
-    ("for instance", Cue::Example),
-    ("in particular", Cue::Example),
-    ("specifically", Cue::Example),
-    ("namely", Cue::Example),
-    ("that is", Cue::Example),
-    ("in other words", Cue::Example),
-    ("indeed", Cue::Example),
-    ("in fact", Cue::Example),
-    ("of course", Cue::Example),
-    ("after all", Cue::Example),
-    ("especially", Cue::Example),
-    ("notably", Cue::Example),
-    ("then", Cue::Sequence),
-    ("next", Cue::Sequence),
-    ("finally", Cue::Sequence),
-    ("lastly", Cue::Sequence),
-    ("second", Cue::Sequence),
-    ("secondly", Cue::Sequence),
-    ("third", Cue::Sequence),
-    ("thirdly", Cue::Sequence),
-    ("afterwards", Cue::Sequence),
-    ("afterward", Cue::Sequence),
-    ("later", Cue::Sequence),
-    ("subsequently", Cue::Sequence),
-    ("eventually", Cue::Sequence),
-    ("meanwhile", Cue::Sequence),
-    ("in the end", Cue::Sequence),
-    ("at last", Cue::Sequence),
-    ("first", Cue::Opening),
-    ("firstly", Cue::Opening),
-    ("first of all", Cue::Opening),
-    ("to begin", Cue::Opening),
-    ("initially", Cue::Opening),
-    ("at first", Cue::Opening),
-    ("he", Cue::Personal),
-    ("she", Cue::Personal),
-    ("it", Cue::Personal),
-    ("they", Cue::Personal),
-    ("his", Cue::Personal),
-    ("her", Cue::Personal),
-    ("its", Cue::Personal),
-    ("their", Cue::Personal),
-    ("him", Cue::Personal),
-    ("them", Cue::Personal),
-    ("this", Cue::Demonstrative),
-    ("these", Cue::Demonstrative),
-    ("that", Cue::Demonstrative),
-    ("those", Cue::Demonstrative),
-    ("such", Cue::Demonstrative),
-    ("both", Cue::Demonstrative),
-    ("another", Cue::Demonstrative),
-    ("the latter", Cue::Demonstrative),
-    ("the former", Cue::Demonstrative),
-    ("the same", Cue::Demonstrative),
-    ("the other", Cue::Demonstrative),
-];
 
 /// Number of pair features of the combined model.
 pub const FEATURE_COUNT: usize = 23;
@@ -320,19 +204,7 @@ impl UnitCues {
             .find(|s| !s.trim().is_empty())
             .copied()
             .unwrap_or("");
-        let head: Vec<&str> = first.unicode_words().take(4).collect();
-        let lower: Vec<String> = head.iter().map(|w| w.to_lowercase()).collect();
-        let mut opening: Option<(Cue, usize)> = None;
-        for &(phrase, cue) in CUES {
-            let n = phrase.split(' ').count();
-            if n <= lower.len()
-                && phrase.split(' ').zip(&lower).all(|(p, w)| p == w)
-                && opening.is_none_or(|(_, m)| n > m)
-            {
-                opening = Some((cue, n));
-            }
-        }
-        let opening = opening.map(|(cue, n)| (cue, head[..n].join(" ")));
+        let opening = opening_cue(first);
         let tail = last
             .trim_end()
             .trim_end_matches(|c: char| QUOTES.contains(&c) || c == ')');

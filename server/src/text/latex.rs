@@ -935,6 +935,15 @@ impl<'a> Parser<'a> {
         self.envs.last().is_some_and(|e| e.attached)
     }
 
+    /// Whether the innermost list-or-quote environment is a list.
+    fn in_list(&self) -> bool {
+        self.envs
+            .iter()
+            .rev()
+            .find(|e| matches!(e.kind, EnvKind::List { .. } | EnvKind::Quote))
+            .is_some_and(|e| matches!(e.kind, EnvKind::List { .. }))
+    }
+
     fn in_description(&self) -> bool {
         self.envs.last().is_some_and(|e| e.description)
     }
@@ -958,10 +967,12 @@ impl<'a> Parser<'a> {
             span = Span::new(i.min(span.start), span.end);
         }
         let attach = item.is_some() || self.attached() || self.attach_after;
+        let in_list = item.is_some() || self.in_list();
         self.out.push(Block::Prose {
             span,
             prose,
             attach,
+            item: in_list,
         });
     }
 

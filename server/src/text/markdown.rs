@@ -41,8 +41,8 @@ struct Builder<'a> {
     /// Current prose being collected and the span of the block that owns it.
     prose: Option<(Span, ProseText, bool)>,
     heading: Option<(Span, u8, ProseText)>,
-    /// Depth of list items and block quotes we are inside.
-    attach_depth: usize,
+    /// The list items (`true`) and block quotes (`false`) we are inside, innermost last.
+    attached: Vec<bool>,
 }
 
 impl<'a> Builder<'a> {
@@ -53,7 +53,7 @@ impl<'a> Builder<'a> {
             skip: 0,
             prose: None,
             heading: None,
-            attach_depth: 0,
+            attached: Vec::new(),
         }
     }
 
@@ -65,6 +65,7 @@ impl<'a> Builder<'a> {
                     span,
                     prose,
                     attach,
+                    item: attach && self.attached.last() == Some(&true),
                 });
             }
         }
@@ -72,7 +73,7 @@ impl<'a> Builder<'a> {
 
     fn begin(&mut self, span: Span) {
         self.flush();
-        self.prose = Some((span, ProseText::new(), self.attach_depth > 0));
+        self.prose = Some((span, ProseText::new(), !self.attached.is_empty()));
     }
 
     fn target(&mut self) -> Option<&mut ProseText> {
@@ -149,7 +150,7 @@ impl<'a> Builder<'a> {
             Tag::Paragraph if self.skip == 0 && self.heading.is_none() => {
                 match self.prose.as_mut() {
                     // A second paragraph inside the same list item continues it.
-                    Some((s, p, true)) if self.attach_depth > 0 => {
+                    Some((s, p, true)) if !self.attached.is_empty() => {
                         p.push_space(Span::new(s.end, span.start));
                         *s = s.cover(span);
                     }
@@ -158,12 +159,12 @@ impl<'a> Builder<'a> {
             }
             Tag::Item if self.skip == 0 => {
                 self.flush();
-                self.attach_depth += 1;
+                self.attached.push(true);
                 self.prose = Some((span, ProseText::new(), true));
             }
             Tag::BlockQuote(_) => {
                 self.flush();
-                self.attach_depth += 1;
+                self.attached.push(false);
             }
             Tag::CodeBlock(_)
             | Tag::Table(_)
@@ -201,7 +202,7 @@ impl<'a> Builder<'a> {
                     });
                 }
             }
-            TagEnd::Paragraph if self.skip == 0 && self.attach_depth == 0 => {
+            TagEnd::Paragraph if self.skip == 0 && self.attached.is_empty() => {
                 if let Some((s, _, _)) = self.prose.as_mut() {
                     *s = s.cover(span);
                 }
@@ -209,11 +210,11 @@ impl<'a> Builder<'a> {
             }
             TagEnd::Item if self.skip == 0 => {
                 self.flush();
-                self.attach_depth = self.attach_depth.saturating_sub(1);
+                self.attached.pop();
             }
             TagEnd::BlockQuote(_) => {
                 self.flush();
-                self.attach_depth = self.attach_depth.saturating_sub(1);
+                self.attached.pop();
             }
             TagEnd::CodeBlock
             | TagEnd::Table

@@ -86,6 +86,9 @@ pub enum Block {
         /// Whether the block belongs to the paragraph before it (list items, block quotes)
         /// rather than opening a paragraph of its own.
         attach: bool,
+        /// Whether the block is (part of) a list item: a bulleted, numbered or definition-list
+        /// entry, a table-of-contents or changelog line. Items are structure, not running prose.
+        item: bool,
     },
     /// A break in the prose (code, math, table, …) after which attached blocks no longer attach.
     Break,
@@ -139,6 +142,12 @@ pub struct Paragraph {
     /// How many leading sentences are the paragraph's own text; the rest come from attached list
     /// items and block quotes.
     pub own_sentences: usize,
+    /// Whether the paragraph is a list with no lead-in text of its own (a list that follows a
+    /// heading or a code block, a table of contents, a changelog).
+    pub list: bool,
+    /// Whether a skipped block (code, table, display math, HTML, …) stands between this paragraph
+    /// and the one before it in the section: the block, not the text, carries the link.
+    pub after_block: bool,
 }
 
 impl Paragraph {
@@ -162,6 +171,40 @@ pub struct Sentence {
     pub span: Span,
     /// Clean text with markup removed and runs of whitespace collapsed.
     pub text: String,
+}
+
+/// How a sentence ends, which says whether it stands on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// A full stop, question or exclamation mark (or an ellipsis), before any closing quotes
+    /// and brackets.
+    Complete,
+    /// A colon: the sentence introduces what follows (a list, a code block, a quotation).
+    LeadIn,
+    /// Anything else: a heading-like line, a label, or a sentence that a block cuts in two.
+    Unfinished,
+}
+
+impl Sentence {
+    /// How the sentence ends.
+    pub fn ending(&self) -> Ending {
+        ending_of(&self.text)
+    }
+}
+
+/// How `text` ends (see [`Ending`]).
+pub fn ending_of(text: &str) -> Ending {
+    let closers = |c: char| {
+        matches!(
+            c,
+            '"' | '\'' | '”' | '’' | '»' | ')' | ']' | '*' | '_' | '`'
+        ) || c.is_whitespace()
+    };
+    match text.trim_end_matches(closers).chars().next_back() {
+        Some('.' | '!' | '?' | '…' | '。' | '！' | '？') => Ending::Complete,
+        Some(':' | '：') => Ending::LeadIn,
+        _ => Ending::Unfinished,
+    }
 }
 
 impl Document {
@@ -198,6 +241,8 @@ pub fn assemble(blocks: &[Block]) -> Document {
     let mut doc = Document::default();
     let mut section = Section::default();
     let mut can_attach = false;
+    // Whether a skipped block stands between the last paragraph and what comes next.
+    let mut after_block = false;
     let mut disable_next: Option<Span> = None;
     for block in blocks {
         match block {
@@ -210,13 +255,18 @@ pub fn assemble(blocks: &[Block]) -> Document {
                 });
                 section.span = *span;
                 can_attach = false;
+                after_block = false;
             }
-            Block::Break => can_attach = false,
+            Block::Break => {
+                can_attach = false;
+                after_block = !section.paragraphs.is_empty();
+            }
             Block::DisableNext { span } => disable_next = Some(*span),
             Block::Prose {
                 span,
                 prose,
                 attach,
+                item,
             } => {
                 let sentences = split_prose(prose);
                 if sentences.is_empty() {
@@ -224,6 +274,20 @@ pub fn assemble(blocks: &[Block]) -> Document {
                 }
                 match section.paragraphs.last_mut() {
                     Some(last) if *attach && can_attach => {
+                        last.span = last.span.cover(*span);
+                        last.sentences.extend(sentences);
+                    }
+                    Some(last)
+                        if after_block
+                            && !*item
+                            && disable_next.is_none()
+                            && continues(last, &sentences[0]) =>
+                    {
+                        // A sentence that a block (code, math) cut in two goes on after it: the
+                        // paragraph, block included, is one unit.
+                        if last.own_sentences == last.sentences.len() {
+                            last.own_sentences += sentences.len();
+                        }
                         last.span = last.span.cover(*span);
                         last.sentences.extend(sentences);
                     }
@@ -235,15 +299,33 @@ pub fn assemble(blocks: &[Block]) -> Document {
                             sentences,
                             disabled: disable_comment.is_some(),
                             disable_comment,
+                            list: *item,
+                            after_block,
                         });
                     }
                 }
                 can_attach = true;
+                after_block = false;
             }
         }
     }
     finish_section(&mut doc, section);
     doc
+}
+
+/// Whether `next`, the first sentence after a skipped block, continues the last sentence of
+/// `last` that the block cut off: that sentence is unfinished, or `next` opens in lower case.
+fn continues(last: &Paragraph, next: &Sentence) -> bool {
+    let Some(before) = last.sentences.last() else {
+        return false;
+    };
+    let lower = next
+        .text
+        .chars()
+        .find(|c| c.is_alphanumeric())
+        .is_some_and(char::is_lowercase);
+    let has_structure = last.list || last.own_sentences < last.sentences.len();
+    (before.ending() == Ending::Unfinished && !has_structure) || lower
 }
 
 fn finish_section(doc: &mut Document, mut section: Section) {

@@ -17,6 +17,7 @@ pub fn blocks(source: &str) -> Vec<Block> {
                     span,
                     prose,
                     attach: false,
+                    item: false,
                 });
             }
             continue;
@@ -34,6 +35,7 @@ pub fn blocks(source: &str) -> Vec<Block> {
             span,
             prose,
             attach: false,
+            item: false,
         });
     }
     out

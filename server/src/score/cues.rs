@@ -1,0 +1,279 @@
+//! Opening cues: the connectives, anaphors and demonstratives with which a unit announces that it
+//! leans on what comes before it (*however*, *for example*, *this*, *they*, …).
+//!
+//! A writer who opens a sentence with such a cue has marked the link explicitly, so the cue is
+//! both a feature of the `tier0` model and evidence that findings weigh (a unit that opens with a
+//! cue is not weak for lack of shared words).
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Kinds of opening cue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cue {
+    Contrast,
+    Result,
+    Addition,
+    Example,
+    Sequence,
+    Opening,
+    Personal,
+    Demonstrative,
+}
+
+/// Opening phrases and their kinds; longer phrases are tried first.
+const CUES: &[(&str, Cue)] = &[
+    ("however", Cue::Contrast),
+    ("but", Cue::Contrast),
+    ("yet", Cue::Contrast),
+    ("nevertheless", Cue::Contrast),
+    ("nonetheless", Cue::Contrast),
+    ("still", Cue::Contrast),
+    ("instead", Cue::Contrast),
+    ("conversely", Cue::Contrast),
+    ("though", Cue::Contrast),
+    ("whereas", Cue::Contrast),
+    ("otherwise", Cue::Contrast),
+    ("rather", Cue::Contrast),
+    ("unfortunately", Cue::Contrast),
+    ("on the other hand", Cue::Contrast),
+    ("in contrast", Cue::Contrast),
+    ("by contrast", Cue::Contrast),
+    ("on the contrary", Cue::Contrast),
+    ("even so", Cue::Contrast),
+    ("therefore", Cue::Result),
+    ("thus", Cue::Result),
+    ("hence", Cue::Result),
+    ("so", Cue::Result),
+    ("consequently", Cue::Result),
+    ("accordingly", Cue::Result),
+    ("as a result", Cue::Result),
+    ("for this reason", Cue::Result),
+    ("in short", Cue::Result),
+    ("in summary", Cue::Result),
+    ("in conclusion", Cue::Result),
+    ("to summarize", Cue::Result),
+    ("overall", Cue::Result),
+    ("also", Cue::Addition),
+    ("moreover", Cue::Addition),
+    ("furthermore", Cue::Addition),
+    ("additionally", Cue::Addition),
+    ("besides", Cue::Addition),
+    ("likewise", Cue::Addition),
+    ("similarly", Cue::Addition),
+    ("in addition", Cue::Addition),
+    ("and", Cue::Addition),
+    ("or", Cue::Addition),
+    ("nor", Cue::Addition),
+    ("again", Cue::Addition),
+    ("what is more", Cue::Addition),
+    ("for example", Cue::Example),
+    ("for instance", Cue::Example),
+    ("in particular", Cue::Example),
+    ("specifically", Cue::Example),
+    ("namely", Cue::Example),
+    ("that is", Cue::Example),
+    ("in other words", Cue::Example),
+    ("indeed", Cue::Example),
+    ("in fact", Cue::Example),
+    ("of course", Cue::Example),
+    ("after all", Cue::Example),
+    ("especially", Cue::Example),
+    ("notably", Cue::Example),
+    ("then", Cue::Sequence),
+    ("next", Cue::Sequence),
+    ("finally", Cue::Sequence),
+    ("lastly", Cue::Sequence),
+    ("second", Cue::Sequence),
+    ("secondly", Cue::Sequence),
+    ("third", Cue::Sequence),
+    ("thirdly", Cue::Sequence),
+    ("afterwards", Cue::Sequence),
+    ("afterward", Cue::Sequence),
+    ("later", Cue::Sequence),
+    ("subsequently", Cue::Sequence),
+    ("eventually", Cue::Sequence),
+    ("meanwhile", Cue::Sequence),
+    ("in the end", Cue::Sequence),
+    ("at last", Cue::Sequence),
+    ("first", Cue::Opening),
+    ("firstly", Cue::Opening),
+    ("first of all", Cue::Opening),
+    ("to begin", Cue::Opening),
+    ("initially", Cue::Opening),
+    ("at first", Cue::Opening),
+    ("he", Cue::Personal),
+    ("she", Cue::Personal),
+    ("it", Cue::Personal),
+    ("they", Cue::Personal),
+    ("his", Cue::Personal),
+    ("her", Cue::Personal),
+    ("its", Cue::Personal),
+    ("their", Cue::Personal),
+    ("him", Cue::Personal),
+    ("them", Cue::Personal),
+    ("this", Cue::Demonstrative),
+    ("these", Cue::Demonstrative),
+    ("that", Cue::Demonstrative),
+    ("those", Cue::Demonstrative),
+    ("such", Cue::Demonstrative),
+    ("both", Cue::Demonstrative),
+    ("another", Cue::Demonstrative),
+    ("the latter", Cue::Demonstrative),
+    ("the former", Cue::Demonstrative),
+    ("the same", Cue::Demonstrative),
+    ("the other", Cue::Demonstrative),
+];
+
+impl Cue {
+    /// Whether the cue is a connective (contrast, result, addition, example, sequence, opening)
+    /// rather than a pronoun or demonstrative: the writer marks a turn in the text.
+    pub fn is_connective(self) -> bool {
+        !matches!(self, Cue::Personal | Cue::Demonstrative)
+    }
+}
+
+/// The opening cue of `sentence`, with the words that make it up as written, if it has one.
+/// Longer phrases win over shorter ones ("on the other hand" over "on").
+pub fn opening_cue(sentence: &str) -> Option<(Cue, String)> {
+    let head: Vec<&str> = sentence.unicode_words().take(4).collect();
+    let lower: Vec<String> = head.iter().map(|w| w.to_lowercase()).collect();
+    let mut opening: Option<(Cue, usize)> = None;
+    for &(phrase, cue) in CUES {
+        let n = phrase.split(' ').count();
+        if n <= lower.len()
+            && phrase.split(' ').zip(&lower).all(|(p, w)| p == w)
+            && opening.is_none_or(|(_, m)| n > m)
+        {
+            opening = Some((cue, n));
+        }
+    }
+    opening.map(|(cue, n)| (cue, head[..n].join(" ")))
+}
+
+/// Opening phrases that link back without being one of the `tier0` model's cues (which stay as
+/// trained): a demonstrative inside a short phrase, or an adverb that points to what was just said.
+const LINKING_PHRASES: &[(&str, Cue)] = &[
+    ("in this case", Cue::Demonstrative),
+    ("in that case", Cue::Demonstrative),
+    ("in such cases", Cue::Demonstrative),
+    ("in this way", Cue::Demonstrative),
+    ("to do this", Cue::Demonstrative),
+    ("to do so", Cue::Demonstrative),
+    ("in doing so", Cue::Demonstrative),
+    ("because of this", Cue::Result),
+    ("as such", Cue::Result),
+    ("in turn", Cue::Sequence),
+    ("at the same time", Cue::Addition),
+    ("in practice", Cue::Example),
+    ("here", Cue::Demonstrative),
+    ("now", Cue::Sequence),
+    ("if so", Cue::Result),
+    ("if not", Cue::Contrast),
+    ("unlike", Cue::Contrast),
+    ("despite", Cue::Contrast),
+    ("although", Cue::Contrast),
+    ("while", Cue::Contrast),
+    ("when", Cue::Sequence),
+    ("after", Cue::Sequence),
+    ("before", Cue::Sequence),
+    ("once", Cue::Sequence),
+    ("we", Cue::Personal),
+    ("you", Cue::Personal),
+    ("i", Cue::Personal),
+    ("our", Cue::Personal),
+    ("your", Cue::Personal),
+    ("my", Cue::Personal),
+];
+
+/// Words that point back to something already said when they appear near a sentence's start
+/// ("There are exceptions to *this* rule").
+const POINTERS: &[&str] = &[
+    "this",
+    "these",
+    "those",
+    "such",
+    "above",
+    "aforementioned",
+    "latter",
+    "former",
+];
+
+/// How far into a sentence (in words) a pointer still marks a link to what came before.
+const POINTER_REACH: usize = 8;
+
+/// The explicit link with which `sentence` leans on what comes before it: its opening cue
+/// ([`opening_cue`]), a linking phrase, or a pointer word among its first words. `None` when the
+/// sentence opens with nothing of the kind.
+pub fn explicit_link(sentence: &str) -> Option<(Cue, String)> {
+    if let Some(cue) = opening_cue(sentence) {
+        return Some(cue);
+    }
+    let words: Vec<&str> = sentence.unicode_words().take(POINTER_REACH).collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let mut best: Option<(Cue, usize)> = None;
+    for &(phrase, cue) in LINKING_PHRASES {
+        let n = phrase.split(' ').count();
+        if n <= lower.len()
+            && phrase.split(' ').zip(&lower).all(|(p, w)| p == w)
+            && best.is_none_or(|(_, m)| n > m)
+        {
+            best = Some((cue, n));
+        }
+    }
+    if let Some((cue, n)) = best {
+        return Some((cue, words[..n].join(" ")));
+    }
+    lower
+        .iter()
+        .position(|w| POINTERS.contains(&w.as_str()))
+        .map(|i| (Cue::Demonstrative, words[i].to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_longest_opening_phrase() {
+        assert_eq!(
+            opening_cue("On the other hand, it is slow."),
+            Some((Cue::Contrast, "On the other hand".to_string()))
+        );
+        assert_eq!(
+            opening_cue("In this case, start validating the input."),
+            None
+        );
+        assert_eq!(
+            opening_cue("This works."),
+            Some((Cue::Demonstrative, "This".to_string()))
+        );
+        assert!(opening_cue("Finally we stop.").is_some_and(|(c, _)| c.is_connective()));
+        assert!(!Cue::Personal.is_connective());
+        assert_eq!(opening_cue("Penguins waddle."), None);
+    }
+
+    #[test]
+    fn explicit_links_include_phrases_and_pointers() {
+        let link = |s: &str| explicit_link(s).map(|(_, w)| w);
+        assert_eq!(
+            link("In this case, start validating the input."),
+            Some("In this case".to_string())
+        );
+        assert_eq!(
+            link("To do this, open the file."),
+            Some("To do this".to_string())
+        );
+        assert_eq!(
+            link("There are exceptions to this rule."),
+            Some("this".to_string())
+        );
+        assert_eq!(
+            link("Exceptions to this rule exist."),
+            Some("this".to_string())
+        );
+        assert_eq!(link("However, it fails."), Some("However".to_string()));
+        assert_eq!(link("The moon is bright tonight."), None);
+        assert_eq!(link("Penguins waddle across Antarctic ice."), None);
+    }
+}
