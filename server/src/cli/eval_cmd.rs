@@ -1,6 +1,6 @@
 //! `segue eval`, and the hidden `segue calibrate` / `segue train` used to build shipped models.
 
-use super::check::scorers_for;
+use super::check::{order_scorer, reporting_scorer, scorers_for};
 use super::reorder_cmd::write_atomically;
 use crate::config::{parse_tier, TierChoice};
 use crate::eval::data::read_corpus;
@@ -10,6 +10,11 @@ use crate::eval::discrimination::{
 };
 use crate::eval::findings_eval::{findings_test, FindingsRow};
 use crate::eval::ordering::{order, Decoder, OrderingRow, OrderingSpec};
+use crate::eval::prose::{
+    prose_doc, read_prose_corpus, summarize, DocResult, ListedFinding, ProseRow,
+};
+use crate::eval::reorder_eval::{reorder_cases, summarize as reorder_summary, ContainerCase};
+use crate::order::reorder::Margins;
 use crate::score::findings::Calibration;
 use crate::score::{Level, Scorer};
 use anyhow::{bail, Context};
@@ -23,9 +28,18 @@ pub struct EvalArgs {
     /// The task: discrimination (original vs degraded) or ordering (recover the order).
     #[arg(long, value_enum, default_value = "discrimination")]
     pub task: Task,
-    /// JSONL corpus: {"id", "paragraphs": [[sentence, …], …]} or {"id", "sentences": […]} per line.
+    /// JSONL corpus: {"id", "paragraphs": [[sentence, …], …]} or {"id", "sentences": […]} per line;
+    /// for `--task prose`, a folder of documents in genre folders (`<genre>/<name>.<ext>`).
     #[arg(long)]
     pub data: PathBuf,
+    /// Prose: also write every finding on the published documents (with the loosest
+    /// sensitivity that reports it) to this JSONL file, for reading and judging.
+    #[arg(long, value_name = "FILE")]
+    pub findings_out: Option<PathBuf>,
+    /// Reorder: write the calibrated margins (the smallest gain that keeps proposals on
+    /// untouched containers at or under 5 %) into this margins file (merged with what it holds).
+    #[arg(long, value_name = "FILE")]
+    pub margins_out: Option<PathBuf>,
     /// Scorers to evaluate (repeatable; default: all of the tier).
     #[arg(long = "scorer")]
     pub scorers: Vec<String>,
@@ -79,6 +93,12 @@ pub enum Task {
     Ordering,
     /// False alarms of the diagnostics rule on originals, and recall of inserted intruders.
     Findings,
+    /// Findings on a folder of real documents (`<genre>/<name>.<ext>`, run through Segue's own
+    /// parsers) per 1,000 words, by genre and format, and recall of planted foreign units.
+    Prose,
+    /// Reorder proposals on a folder of real documents: how often the judge overrules the
+    /// author on untouched sections and paragraphs, and what it does with shuffled copies.
+    Reorder,
 }
 
 /// `--level` values.
@@ -122,6 +142,15 @@ fn selected_scorers(names: &[String], tier: TierChoice) -> anyhow::Result<Vec<Ar
 
 /// Runs `segue eval`.
 pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
+    match args.task {
+        Task::Prose => run_prose(&args),
+        Task::Reorder => run_reorder(&args),
+        Task::Discrimination | Task::Findings | Task::Ordering => run_jsonl(args),
+    }
+}
+
+/// The tasks on JSONL corpora.
+fn run_jsonl(args: EvalArgs) -> anyhow::Result<u8> {
     let mut docs = read_corpus(&args.data)?;
     if let Some(n) = args.limit {
         docs.truncate(n);
@@ -207,6 +236,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<u8> {
                 }
             }
         }
+        Task::Prose | Task::Reorder => {}
         Task::Ordering => {
             let spec = OrderingSpec {
                 levels: args.level.levels(),
@@ -413,5 +443,193 @@ pub fn train(args: TrainArgs) -> anyhow::Result<u8> {
         args.out.display()
     );
     println!("{}", serde_json::to_string_pretty(&summary)?);
+    Ok(0)
+}
+
+/// `segue eval --task prose`: findings on a folder of real documents.
+fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
+    let mut docs = read_prose_corpus(&args.data)?;
+    if let Some(n) = args.limit {
+        docs.truncate(n);
+    }
+    let scorers = selected_scorers(&args.scorers, args.tier)?;
+    let scorers: Vec<Arc<dyn Scorer>> = if args.scorers.is_empty() {
+        // The scorer `segue check` reports with, unless scorers are named.
+        let set = scorers_for(args.tier)?;
+        vec![reporting_scorer(&set, None)?]
+    } else {
+        scorers
+    };
+    let calibration = match &args.calibration {
+        Some(path) => Calibration::load(path)?,
+        None => Calibration::shipped(),
+    };
+    let per_scorer: Vec<(Vec<DocResult>, Vec<ListedFinding>)> = {
+        use rayon::prelude::*;
+        scorers
+            .iter()
+            .map(|s| {
+                // Documents in parallel, results in document order.
+                let chunks: Vec<(Vec<DocResult>, Vec<ListedFinding>)> = (0..docs.len())
+                    .into_par_iter()
+                    .map(|i| prose_doc(s.as_ref(), &docs, i, &calibration, args.seed))
+                    .collect();
+                let mut results = Vec::new();
+                let mut listed = Vec::new();
+                for (r, l) in chunks {
+                    results.extend(r);
+                    listed.extend(l);
+                }
+                (results, listed)
+            })
+            .collect()
+    };
+    if let Some(path) = &args.findings_out {
+        let mut text = String::new();
+        for (_, listed) in &per_scorer {
+            for f in listed {
+                text.push_str(&serde_json::to_string(f)?);
+                text.push('\n');
+            }
+        }
+        write_atomically(path, &text)?;
+    }
+    let rows: Vec<ProseRow> = scorers
+        .iter()
+        .zip(&per_scorer)
+        .flat_map(|(s, (results, _))| summarize(s.name(), results))
+        .collect();
+    if args.json {
+        let documents: Vec<&DocResult> = per_scorer.iter().flat_map(|(r, _)| r).collect();
+        let out = json!({"task": "prose", "documents": docs.len(), "results": rows, "per_document": documents});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(0);
+    }
+    println!(
+        "prose, {} documents, seed {}: findings per 1,000 words of published prose; planted foreign units caught (%)",
+        docs.len(),
+        args.seed
+    );
+    println!(
+        "{:<10}{:<22}{:<8}{:>6}{:>9}{:>6}{:>8}{:>13}{:>13}",
+        "scorer", "group", "sens.", "docs", "words", "finds", "/1000w", "sentence %", "paragraph %"
+    );
+    for r in rows {
+        println!(
+            "{:<10}{:<22}{:<8}{:>6}{:>9}{:>6}{:>8.2}{:>8.1} /{:>3}{:>8.1} /{:>3}",
+            r.scorer,
+            r.group,
+            format!("{:?}", r.sensitivity).to_lowercase(),
+            r.documents,
+            r.words,
+            r.findings,
+            r.per_1000_words,
+            r.sentence_recall * 100.0,
+            r.sentences_planted,
+            r.paragraph_recall * 100.0,
+            r.paragraphs_planted
+        );
+    }
+    Ok(0)
+}
+
+/// `segue eval --task reorder`: reorder verdicts on a folder of real documents.
+fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
+    let mut docs = read_prose_corpus(&args.data)?;
+    if let Some(n) = args.limit {
+        docs.truncate(n);
+    }
+    let scorers = selected_scorers(&args.scorers, args.tier)?;
+    let scorers: Vec<Arc<dyn Scorer>> = if args.scorers.is_empty() {
+        let set = scorers_for(args.tier)?;
+        vec![order_scorer(&set, None)?]
+    } else {
+        scorers
+    };
+    let mut calibrated = Margins::default();
+    let mut rows = Vec::new();
+    for s in &scorers {
+        let cases: Vec<ContainerCase> = {
+            use rayon::prelude::*;
+            docs.par_iter()
+                .map(|d| reorder_cases(s.as_ref(), d, args.copies.max(1), args.seed))
+                .collect::<Vec<_>>()
+                .concat()
+        };
+        for level in args.level.levels() {
+            let shipped = Margins::shipped().get(s.name(), level);
+            if let Some(row) = reorder_summary(s.name(), level, &cases, shipped) {
+                calibrated
+                    .margins
+                    .entry(s.name().to_string())
+                    .or_default()
+                    .insert(level.name().to_string(), row.calibrated_margin);
+                if shipped.is_some() {
+                    rows.push(row.clone());
+                }
+                rows.push(reorder_summary(s.name(), level, &cases, None).unwrap_or(row));
+            }
+        }
+    }
+    if let Some(path) = &args.margins_out {
+        let mut margins: Margins = match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a margins file", path.display()))?,
+            Err(_) => Margins::default(),
+        };
+        for (scorer, levels) in calibrated.margins {
+            margins.margins.entry(scorer).or_default().extend(levels);
+        }
+        margins.source = format!(
+            "segue eval --task reorder --data {} --copies {} --seed {} ({} documents)",
+            args.data.display(),
+            args.copies.max(1),
+            args.seed,
+            docs.len()
+        );
+        write_atomically(path, &(serde_json::to_string_pretty(&margins)? + "\n"))?;
+    }
+    if args.json {
+        let out = json!({"task": "reorder", "documents": docs.len(), "results": rows});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(0);
+    }
+    println!(
+        "reorder, {} documents, {} shuffled copies per container, seed {}: proposals on untouched and shuffled containers (%); among proposals on shuffled copies, exact and closer-to-the-author (%), all / up to 6 units; mean Kendall tau shuffled -> after",
+        docs.len(),
+        args.copies.max(1),
+        args.seed
+    );
+    println!(
+        "{:<10}{:<10}{:>6}{:>8}{:>11}{:>10}{:>8}{:>8}{:>9}{:>10}{:>15}",
+        "scorer",
+        "level",
+        "cont.",
+        "margin",
+        "untouched",
+        "shuffled",
+        "exact",
+        "closer",
+        "exact≤6",
+        "closer≤6",
+        "tau"
+    );
+    for r in rows {
+        println!(
+            "{:<10}{:<10}{:>6}{:>8.3}{:>11.1}{:>10.1}{:>8.1}{:>8.1}{:>9.1}{:>10.1}{:>8.2} → {:.2}",
+            r.scorer,
+            r.level.name(),
+            r.containers,
+            r.margin,
+            r.untouched_rate * 100.0,
+            r.shuffled_rate * 100.0,
+            r.exact_rate * 100.0,
+            r.closer_rate * 100.0,
+            r.exact_rate_small * 100.0,
+            r.closer_rate_small * 100.0,
+            r.tau_shuffled,
+            r.tau_after
+        );
+    }
     Ok(0)
 }

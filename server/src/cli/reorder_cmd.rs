@@ -124,10 +124,15 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
                 },
                 Container::Paragraph { .. } => "sentences of the paragraph".to_string(),
             };
+            let line = index
+                .position(&source, p.spans.first().map_or(0, |s| s.start))
+                .line
+                + 1;
             writeln!(
                 out,
-                "{}: reorder {what} (coherence {:.2} → {:.2}{}):",
+                "{}:{line}: {what}: {} (coherence {:.2} → {:.2}{}):",
                 args.path.display(),
+                p.summary(&source),
                 p.before,
                 p.after,
                 if p.exact { "" } else { ", best found" }
@@ -160,12 +165,14 @@ pub fn rewrite(source: &str, proposals: &[Proposal]) -> anyhow::Result<String> {
     sorted.sort_by_key(|p| std::cmp::Reverse(p.spans.first().map_or(0, |s| s.start)));
     let mut text = source.to_string();
     for p in sorted {
-        // Later containers first, so earlier spans stay valid.
-        if let Some(rep) = permute(&text, &p.spans, &p.order)? {
-            text = apply(&text, &rep)
+        // Later containers first, so earlier spans stay valid; each step is checked against the
+        // text it started from (later containers are already moved there, not in `source`).
+        let before = text.clone();
+        if let Some(rep) = permute(&before, &p.spans, &p.order)? {
+            text = apply(&before, &rep)
                 .context("internal error: a reorder edit fell outside the text")?;
         }
-        verify_permutation(source, &text, p)?;
+        verify_permutation(&before, &text, p)?;
     }
     Ok(text)
 }

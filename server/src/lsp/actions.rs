@@ -123,13 +123,14 @@ fn wants(only: Option<&[CodeActionKind]>, kind: &CodeActionKind) -> bool {
     }
 }
 
-/// The title of a reorder action.
-pub fn reorder_title(container: Container, p: &Proposal) -> String {
-    let what = match container {
-        Container::Section(_) => "Reorder paragraphs in this section",
-        Container::Paragraph { .. } => "Reorder sentences in this paragraph",
-    };
-    format!("{what} (coherence {:.2} → {:.2})", p.before, p.after)
+/// The title of a reorder action: what moves, and the coherence before and after.
+pub fn reorder_title(p: &Proposal, source: &str) -> String {
+    format!(
+        "{} (coherence {:.2} → {:.2})",
+        p.summary(source),
+        p.before,
+        p.after
+    )
 }
 
 fn reorder_action(
@@ -149,7 +150,7 @@ fn reorder_action(
         new_text: replacement.text,
     };
     Some(CodeActionOrCommand::CodeAction(CodeAction {
-        title: reorder_title(container, &p),
+        title: reorder_title(&p, &a.text),
         kind: Some(kind),
         diagnostics,
         edit: Some(workspace_edit(req, edit)),

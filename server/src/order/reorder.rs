@@ -124,6 +124,20 @@ pub fn unit_extents(doc: &Document, source: &str, container: Container) -> Optio
     }
 }
 
+/// What a proposal changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// One unit moves; everything else keeps its order.
+    Move {
+        /// The unit that moves (index in the current order).
+        unit: usize,
+        /// The unit it lands right after, or `None` when it moves to the front.
+        after: Option<usize>,
+    },
+    /// Several units move.
+    Reorder,
+}
+
 /// A proposed reordering of a container's units.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Proposal {
@@ -133,10 +147,14 @@ pub struct Proposal {
     pub spans: Vec<Span>,
     /// The proposed order: slot `i` gets unit `order[i]`.
     pub order: Vec<usize>,
+    /// What the order changes: one unit moved, or several.
+    pub change: Change,
     /// Mean adjacent transition score of the current order.
     pub before: f64,
     /// Mean adjacent transition score of the proposed order.
     pub after: f64,
+    /// The gain the judge must see before the author's order is overruled ([`margin`]).
+    pub margin: f64,
     /// Whether the order is proven optimal for the scorer.
     pub exact: bool,
 }
@@ -152,10 +170,89 @@ impl Proposal {
         self.order.iter().enumerate().any(|(i, &u)| i != u)
     }
 
-    /// Whether the proposal is worth offering: it moves something and gains at least [`MIN_GAIN`].
-    pub fn worthwhile(&self) -> bool {
-        self.moves() && self.gain() >= MIN_GAIN
+    /// What the proposal does, in words, for titles: "Move the paragraph ‘Routes are…’ after
+    /// ‘Flask uses routing…’", "Move the sentence ‘…’ to the start", "Reorder the paragraphs of
+    /// this section".
+    pub fn summary(&self, source: &str) -> String {
+        let unit = match self.container.level() {
+            Level::Sentence => "sentence",
+            Level::Paragraph => "paragraph",
+        };
+        let opening = |i: usize| {
+            let text = self.spans.get(i).map_or("", |s| s.slice(source));
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let more = if words.len() > 5 { "…" } else { "" };
+            format!("‘{}{more}’", words[..words.len().min(5)].join(" "))
+        };
+        match self.change {
+            Change::Move { unit: moved, after } => match after {
+                None => format!("Move the {unit} {} to the start", opening(moved)),
+                Some(after) => format!(
+                    "Move the {unit} {} after {}",
+                    opening(moved),
+                    opening(after)
+                ),
+            },
+            Change::Reorder => match self.container {
+                Container::Section(_) => "Reorder the paragraphs of this section".to_string(),
+                Container::Paragraph { .. } => {
+                    "Reorder the sentences of this paragraph".to_string()
+                }
+            },
+        }
     }
+
+    /// The unit the proposal moves, when it moves one: where a code action is offered.
+    pub fn moved_unit(&self) -> Option<usize> {
+        match self.change {
+            Change::Move { unit, .. } => Some(unit),
+            Change::Reorder => None,
+        }
+    }
+
+    /// Whether the proposal is worth offering: it moves something and gains at least the
+    /// judge's margin (never less than [`MIN_GAIN`]).
+    pub fn worthwhile(&self) -> bool {
+        self.moves() && self.gain() >= self.margin.max(MIN_GAIN)
+    }
+}
+
+/// The reorder margins shipped with Segue (`models/reorder.json`, measured by
+/// `segue eval --task reorder` on the dev part of the real-prose corpus).
+const MARGINS: &str = include_str!("../../../models/reorder.json");
+
+/// The margin for judges with no measured margin: high enough that they rarely overrule the
+/// author.
+pub const DEFAULT_MARGIN: f64 = 0.15;
+
+/// Reorder margins per judge and level: the gain in mean transition score below which the
+/// author's order stands.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Margins {
+    /// Where the margins were measured.
+    pub source: String,
+    /// scorer name → level name → margin.
+    pub margins: std::collections::BTreeMap<String, std::collections::BTreeMap<String, f64>>,
+}
+
+impl Margins {
+    /// The margins shipped with Segue.
+    pub fn shipped() -> &'static Margins {
+        static SHIPPED: std::sync::OnceLock<Margins> = std::sync::OnceLock::new();
+        SHIPPED.get_or_init(|| serde_json::from_str(MARGINS).unwrap_or_default())
+    }
+
+    /// The margin of `scorer` at `level`, if measured.
+    pub fn get(&self, scorer: &str, level: Level) -> Option<f64> {
+        self.margins.get(scorer)?.get(level.name()).copied()
+    }
+}
+
+/// The shipped margin of `scorer` at `level` ([`DEFAULT_MARGIN`] when it has none).
+pub fn margin(scorer: &str, level: Level) -> f64 {
+    Margins::shipped()
+        .get(scorer, level)
+        .unwrap_or(DEFAULT_MARGIN)
 }
 
 /// The best order the decoder finds for a table of the container's units. The one place the
@@ -165,8 +262,109 @@ pub fn propose_order(pairs: &dyn Pairwise) -> (Vec<usize>, bool) {
     (d.order, d.exact)
 }
 
+/// Share of the whole reorder's gain that a single move must reach to be proposed instead: the
+/// smallest change that gets most of the gain.
+pub const MOVE_SHARE: f64 = 0.7;
+
+/// A judge's verdict on a table of units in their current order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The order to propose (the identity when nothing beats the current order).
+    pub order: Vec<usize>,
+    /// What it changes.
+    pub change: Change,
+    /// Score of the current order.
+    pub before: f64,
+    /// Score of the proposed order.
+    pub after: f64,
+    /// Whether the whole reorder the decoder found is proven optimal.
+    pub exact: bool,
+}
+
+/// The best single move of a unit: `(order, score)`, or `None` for fewer than two units.
+fn best_move(table: &dyn Pairwise) -> Option<(Vec<usize>, f64, Change)> {
+    let n = table.len();
+    let mut best: Option<(Vec<usize>, f64, Change)> = None;
+    for unit in 0..n {
+        let rest: Vec<usize> = (0..n).filter(|&u| u != unit).collect();
+        for slot in 0..n {
+            if slot == unit {
+                continue;
+            }
+            let mut order = rest.clone();
+            order.insert(slot, unit);
+            let score = order_score(table, &order);
+            if best.as_ref().is_none_or(|(_, s, _)| score > *s + 1e-12) {
+                let after = slot.checked_sub(1).map(|i| order[i]);
+                best = Some((order, score, Change::Move { unit, after }));
+            }
+        }
+    }
+    best
+}
+
+/// What the judge would propose for units in the order `table` holds them: the best single
+/// move when it reaches [`MOVE_SHARE`] of the best reorder's gain, else the best reorder; the
+/// identity when neither beats the current order.
+pub fn decide(table: &dyn Pairwise) -> Decision {
+    let n = table.len();
+    let identity: Vec<usize> = (0..n).collect();
+    let before = order_score(table, &identity);
+    let (full, exact) = propose_order(table);
+    let full_score = order_score(table, &full);
+    let moved = best_move(table);
+    let full_gain = full_score - before;
+    let keep = Decision {
+        order: identity,
+        change: Change::Reorder,
+        before,
+        after: before,
+        exact,
+    };
+    match moved {
+        Some((order, score, change))
+            if score - before > 1e-12 && score - before >= MOVE_SHARE * full_gain =>
+        {
+            Decision {
+                order,
+                change,
+                before,
+                after: score,
+                exact,
+            }
+        }
+        _ if full_gain > 1e-12 => Decision {
+            change: single_move(&full).unwrap_or(Change::Reorder),
+            order: full,
+            before,
+            after: full_score,
+            exact,
+        },
+        _ => keep,
+    }
+}
+
+/// The move an order makes when it moves only one unit.
+fn single_move(order: &[usize]) -> Option<Change> {
+    let n = order.len();
+    for unit in 0..n {
+        let rest: Vec<usize> = order.iter().copied().filter(|&u| u != unit).collect();
+        if rest.windows(2).all(|w| w[0] < w[1]) {
+            let slot = order.iter().position(|&u| u == unit)?;
+            if slot == unit {
+                continue;
+            }
+            return Some(Change::Move {
+                unit,
+                after: slot.checked_sub(1).map(|i| order[i]),
+            });
+        }
+    }
+    None
+}
+
 /// The reorder proposal for `container` under `scorer`, or `None` when it has fewer than two or
-/// more than [`MAX_UNITS`] units.
+/// more than [`MAX_UNITS`] units. The margin is the scorer's shipped one ([`margin`]).
 pub fn propose(
     doc: &Document,
     source: &str,
@@ -179,23 +377,16 @@ pub fn propose(
     }
     let spans = unit_extents(doc, source, container)?;
     let table = scorer.prepare(&units, container.level());
-    let identity: Vec<usize> = (0..units.len()).collect();
-    let before = order_score(table.as_ref(), &identity);
-    let (order, exact) = propose_order(table.as_ref());
-    let after = order_score(table.as_ref(), &order);
-    // Keep the current order unless the decoder found a strictly better one.
-    let (order, after) = if after > before + 1e-12 {
-        (order, after)
-    } else {
-        (identity, before)
-    };
+    let d = decide(table.as_ref());
     Some(Proposal {
         container,
         spans,
-        order,
-        before,
-        after,
-        exact,
+        order: d.order,
+        change: d.change,
+        before: d.before,
+        after: d.after,
+        margin: margin(scorer.name(), container.level()),
+        exact: d.exact,
     })
 }
 

@@ -27,7 +27,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// How eagerly to flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Sensitivity {
     /// Only the clearest breaks.

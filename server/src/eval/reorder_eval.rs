@@ -1,0 +1,304 @@
+//! The reorder test: how often a judge would overrule the author, on real documents.
+//!
+//! Containers are taken from a folder of real documents ([`super::prose`]): sections of 3 to 8
+//! paragraphs and paragraphs of 3 to 8 sentences, every unit running prose (no list, no lead-in,
+//! each ending as a sentence does). For each container the judge's verdict ([`decide`]) is taken
+//! - on the author's order (**untouched**: a proposal there is a false alarm), and
+//! - on shuffled copies (**shuffled**: a proposal there is wanted, and it should bring the
+//!   units back towards the author's order).
+//!
+//! The margin a judge needs ([`crate::order::reorder::Margins`]) is the smallest gain that keeps
+//! proposals on untouched containers at or under [`UNTOUCHED_TARGET`].
+
+use super::prose::ProseDoc;
+use crate::order::metrics::kendall_tau;
+use crate::order::reorder::{decide, MIN_GAIN};
+use crate::score::{Level, Scorer, Unit};
+use crate::text::{parse, Document, Ending};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+/// Share of untouched containers that may get a proposal at the calibrated margin.
+pub const UNTOUCHED_TARGET: f64 = 0.05;
+/// Fewest and most units of a container in the test.
+pub const UNITS: std::ops::RangeInclusive<usize> = 3..=8;
+
+/// The verdicts on one container.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContainerCase {
+    /// The document.
+    pub id: String,
+    /// Sentence (a paragraph's sentences) or paragraph (a section's paragraphs).
+    pub level: Level,
+    /// Units in the container.
+    pub units: usize,
+    /// The gain of the judge's proposal on the author's order (0 when it keeps it).
+    pub untouched_gain: f64,
+    /// The verdicts on shuffled copies.
+    pub shuffled: Vec<ShuffledCase>,
+}
+
+/// The verdict on one shuffled copy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShuffledCase {
+    /// The gain of the judge's proposal.
+    pub gain: f64,
+    /// Kendall τ of the shuffled order against the author's.
+    pub tau_shuffled: f64,
+    /// Kendall τ of the proposed order against the author's.
+    pub tau_proposed: f64,
+    /// Whether the proposal is the author's order.
+    pub exact: bool,
+}
+
+/// The containers of `doc` the test uses, as unit texts per level.
+fn containers(doc: &Document) -> Vec<(Level, Vec<Unit<'_>>)> {
+    let mut out = Vec::new();
+    let prose = |p: &crate::text::Paragraph| {
+        !p.list
+            && p.own_sentences == p.sentences.len()
+            && p.sentences.iter().all(|s| s.ending() == Ending::Complete)
+    };
+    for section in &doc.sections {
+        let paras = &section.paragraphs;
+        if UNITS.contains(&paras.len()) && paras.iter().all(|p| prose(p) && !p.after_block) {
+            out.push((
+                Level::Paragraph,
+                paras
+                    .iter()
+                    .map(|p| p.sentences.iter().map(|s| s.text.as_str()).collect())
+                    .collect(),
+            ));
+        }
+        for p in paras {
+            if UNITS.contains(&p.sentences.len()) && prose(p) {
+                out.push((
+                    Level::Sentence,
+                    p.sentences.iter().map(|s| vec![s.text.as_str()]).collect(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Runs the judge on every container of `doc`, with `copies` shuffled copies each.
+pub fn reorder_cases(
+    scorer: &dyn Scorer,
+    doc: &ProseDoc,
+    copies: usize,
+    seed: u64,
+) -> Vec<ContainerCase> {
+    let parsed = parse(&doc.source, doc.format);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ fxhash(&doc.id));
+    let mut out = Vec::new();
+    for (level, units) in containers(&parsed) {
+        let n = units.len();
+        let table = scorer.prepare(&units, level);
+        let untouched = decide(table.as_ref());
+        let identity: Vec<usize> = (0..n).collect();
+        let mut shuffled = Vec::new();
+        for _ in 0..copies {
+            let mut perm = identity.clone();
+            while perm == identity {
+                perm.shuffle(&mut rng);
+            }
+            let permuted: Vec<Unit<'_>> = perm.iter().map(|&i| units[i].clone()).collect();
+            let table = scorer.prepare(&permuted, level);
+            let d = decide(table.as_ref());
+            let proposed: Vec<usize> = d.order.iter().map(|&k| perm[k]).collect();
+            shuffled.push(ShuffledCase {
+                gain: d.after - d.before,
+                tau_shuffled: kendall_tau(&perm, &identity),
+                tau_proposed: kendall_tau(&proposed, &identity),
+                exact: proposed == identity,
+            });
+        }
+        out.push(ContainerCase {
+            id: doc.id.clone(),
+            level,
+            units: n,
+            untouched_gain: untouched.after - untouched.before,
+            shuffled,
+        });
+    }
+    out
+}
+
+fn fxhash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// The summary of a judge at one level and margin.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReorderRow {
+    /// The judge.
+    pub scorer: String,
+    /// The level.
+    pub level: Level,
+    /// Containers.
+    pub containers: usize,
+    /// The margin the rates are measured at.
+    pub margin: f64,
+    /// The smallest margin that keeps untouched proposals at or under [`UNTOUCHED_TARGET`].
+    pub calibrated_margin: f64,
+    /// Share of untouched containers that get a proposal.
+    pub untouched_rate: f64,
+    /// Share of shuffled copies that get a proposal.
+    pub shuffled_rate: f64,
+    /// Among proposals on shuffled copies: share that restore the author's order exactly.
+    pub exact_rate: f64,
+    /// Among proposals on shuffled copies: share that end closer to the author's order (τ up).
+    pub closer_rate: f64,
+    /// The same two shares for containers of at most 6 units.
+    pub exact_rate_small: f64,
+    /// See [`ReorderRow::exact_rate_small`].
+    pub closer_rate_small: f64,
+    /// Mean Kendall τ against the author's order: shuffled copies, and after the proposals
+    /// (copies without a proposal keep their shuffled order).
+    pub tau_shuffled: f64,
+    /// See [`ReorderRow::tau_shuffled`].
+    pub tau_after: f64,
+}
+
+/// The margin that keeps proposals on untouched containers at or under [`UNTOUCHED_TARGET`].
+pub fn calibrated_margin(cases: &[&ContainerCase]) -> f64 {
+    let mut gains: Vec<f64> = cases.iter().map(|c| c.untouched_gain).collect();
+    if gains.is_empty() {
+        return MIN_GAIN;
+    }
+    gains.sort_by(f64::total_cmp);
+    // At most this many untouched containers may reach the margin.
+    let allowed = (UNTOUCHED_TARGET * gains.len() as f64).floor() as usize;
+    let k = gains.len() - allowed - 1;
+    (gains[k] + 1e-6).max(MIN_GAIN)
+}
+
+/// Summarises the cases of one judge at `level`, at `margin` (or the calibrated margin).
+pub fn summarize(
+    scorer: &str,
+    level: Level,
+    cases: &[ContainerCase],
+    margin: Option<f64>,
+) -> Option<ReorderRow> {
+    let cases: Vec<&ContainerCase> = cases.iter().filter(|c| c.level == level).collect();
+    if cases.is_empty() {
+        return None;
+    }
+    let calibrated = calibrated_margin(&cases);
+    let margin = margin.unwrap_or(calibrated).max(MIN_GAIN);
+    let share = |hits: usize, of: usize| {
+        if of == 0 {
+            0.0
+        } else {
+            hits as f64 / of as f64
+        }
+    };
+    let untouched = cases.iter().filter(|c| c.untouched_gain >= margin).count();
+    let copies: Vec<(&ContainerCase, &ShuffledCase)> = cases
+        .iter()
+        .flat_map(|c| c.shuffled.iter().map(move |s| (*c, s)))
+        .collect();
+    let proposed: Vec<&(&ContainerCase, &ShuffledCase)> =
+        copies.iter().filter(|(_, s)| s.gain >= margin).collect();
+    let small: Vec<&&(&ContainerCase, &ShuffledCase)> =
+        proposed.iter().filter(|(c, _)| c.units <= 6).collect();
+    let closer = |s: &ShuffledCase| s.tau_proposed > s.tau_shuffled;
+    let mean = |v: Vec<f64>| {
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    };
+    Some(ReorderRow {
+        scorer: scorer.to_string(),
+        level,
+        containers: cases.len(),
+        margin,
+        calibrated_margin: calibrated,
+        untouched_rate: share(untouched, cases.len()),
+        shuffled_rate: share(proposed.len(), copies.len()),
+        exact_rate: share(
+            proposed.iter().filter(|(_, s)| s.exact).count(),
+            proposed.len(),
+        ),
+        closer_rate: share(
+            proposed.iter().filter(|(_, s)| closer(s)).count(),
+            proposed.len(),
+        ),
+        exact_rate_small: share(small.iter().filter(|(_, s)| s.exact).count(), small.len()),
+        closer_rate_small: share(small.iter().filter(|(_, s)| closer(s)).count(), small.len()),
+        tau_shuffled: mean(copies.iter().map(|(_, s)| s.tau_shuffled).collect()),
+        tau_after: mean(
+            copies
+                .iter()
+                .map(|(_, s)| {
+                    if s.gain >= margin {
+                        s.tau_proposed
+                    } else {
+                        s.tau_shuffled
+                    }
+                })
+                .collect(),
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::lexical::Lexical;
+    use crate::text::Format;
+
+    #[test]
+    fn the_calibrated_margin_keeps_untouched_proposals_under_the_target() {
+        let cases: Vec<ContainerCase> = (0..40)
+            .map(|i| ContainerCase {
+                id: format!("d{i}"),
+                level: Level::Paragraph,
+                units: 4,
+                untouched_gain: i as f64 / 100.0,
+                shuffled: vec![ShuffledCase {
+                    gain: 0.5,
+                    tau_shuffled: -0.3,
+                    tau_proposed: 1.0,
+                    exact: true,
+                }],
+            })
+            .collect();
+        let row = summarize("x", Level::Paragraph, &cases, None).unwrap();
+        assert!(row.untouched_rate <= UNTOUCHED_TARGET, "{row:?}");
+        assert!(row.margin > 0.37 && row.margin <= 0.38, "{row:?}");
+        assert_eq!(row.shuffled_rate, 1.0);
+        assert_eq!(row.exact_rate, 1.0);
+        assert!(summarize("x", Level::Sentence, &cases, None).is_none());
+    }
+
+    #[test]
+    fn shuffled_chains_are_judged_against_the_authors_order() {
+        let doc = ProseDoc {
+            id: "essay/chain.md".into(),
+            genre: "essay".into(),
+            format: Format::Markdown,
+            source: "# S\n\nThe alpha meets the bravo.\n\nThe bravo meets the charlie.\n\nThe charlie meets the delta.\n\nThe delta meets the echo.\n".into(),
+        };
+        let cases = reorder_cases(&Lexical::plain(), &doc, 3, 5);
+        let para = cases
+            .iter()
+            .find(|c| c.level == Level::Paragraph)
+            .expect("a section");
+        assert_eq!(para.units, 4);
+        assert!(
+            para.untouched_gain.abs() < 1e-9,
+            "the chain is already best: {para:?}"
+        );
+        assert_eq!(para.shuffled.len(), 3);
+        // A symmetric judge may propose the chain backwards, but never a worse order.
+        assert!(para.shuffled.iter().all(|s| s.gain >= 0.0), "{para:?}");
+    }
+}
