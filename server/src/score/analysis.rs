@@ -220,9 +220,9 @@ pub fn sentence_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, u
 }
 
 /// The paragraph transitions Segue judges, as pairs of indices into `refs` (from
-/// [`paragraph_units`]): adjacent paragraphs of a section, unless either is a list, a skipped
-/// block (code, a table) stands between them, or the earlier one ends in a lead-in or an
-/// unfinished line (the block or the list it introduces carries the link).
+/// [`paragraph_units`]): adjacent paragraphs of a section, unless either is a list or ends in a
+/// lead-in or an unfinished line (the block or the list it introduces carries the link), or a
+/// skipped block (code, a table) stands between them.
 pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
     let para = |r: &UnitRef| {
         doc.sections
@@ -233,14 +233,17 @@ pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, 
         let (Some(from), Some(to)) = (para(a), para(b)) else {
             return false;
         };
+        let complete = |p: &crate::text::Paragraph| {
+            p.sentences
+                .last()
+                .is_some_and(|s| s.ending() == Ending::Complete)
+        };
         a.section == b.section
             && !from.list
             && !to.list
             && !to.after_block
-            && from
-                .sentences
-                .last()
-                .is_some_and(|s| s.ending() == Ending::Complete)
+            && complete(from)
+            && complete(to)
     })
 }
 

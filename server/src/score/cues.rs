@@ -19,6 +19,8 @@ pub enum Cue {
     Opening,
     Personal,
     Demonstrative,
+    /// Quoted speech: a turn of a dialogue.
+    Quotation,
 }
 
 /// Opening phrases and their kinds; longer phrases are tried first.
@@ -125,11 +127,16 @@ const CUES: &[(&str, Cue)] = &[
     ("the other", Cue::Demonstrative),
 ];
 
+/// Opening quotation marks: a sentence that opens with one is quoted speech, a turn of a
+/// dialogue that leans on the turn before it.
+const OPENING_QUOTES: &[char] = &['"', '“', '‘', '`', '\'', '«', '„', '‹'];
+
 impl Cue {
     /// Whether the cue is a connective (contrast, result, addition, example, sequence, opening)
-    /// rather than a pronoun or demonstrative: the writer marks a turn in the text.
+    /// rather than a pronoun, a demonstrative or quoted speech: the writer marks a turn in the
+    /// text.
     pub fn is_connective(self) -> bool {
-        !matches!(self, Cue::Personal | Cue::Demonstrative)
+        !matches!(self, Cue::Personal | Cue::Demonstrative | Cue::Quotation)
     }
 }
 
@@ -209,6 +216,14 @@ pub fn explicit_link(sentence: &str) -> Option<(Cue, String)> {
     if let Some(cue) = opening_cue(sentence) {
         return Some(cue);
     }
+    if let Some(q) = sentence
+        .trim_start()
+        .chars()
+        .next()
+        .filter(|c| OPENING_QUOTES.contains(c))
+    {
+        return Some((Cue::Quotation, q.to_string()));
+    }
     let words: Vec<&str> = sentence.unicode_words().take(POINTER_REACH).collect();
     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let mut best: Option<(Cue, usize)> = None;
@@ -274,6 +289,10 @@ mod tests {
         );
         assert_eq!(link("However, it fails."), Some("However".to_string()));
         assert_eq!(link("The moon is bright tonight."), None);
+        assert_eq!(
+            link("“Speak English!” said the Eaglet."),
+            Some("“".to_string())
+        );
         assert_eq!(link("Penguins waddle across Antarctic ice."), None);
     }
 }

@@ -238,17 +238,16 @@ const MIN_TRANSITIONS_FOR_MEDIAN: usize = 4;
 /// The findings of an analysis, in document order.
 ///
 /// Sensitivity levels are nested: whatever a stricter level reports, every looser level reports
-/// too (with the stricter level's message).
+/// too (with the looser level's message when it has one for the same unit).
 pub fn findings(
     analysis: &Analysis,
     calibration: &Calibration,
     sensitivity: Sensitivity,
 ) -> Vec<Finding> {
-    let mut out: Vec<Finding> = Vec::new();
+    let mut out: Vec<Finding> = findings_at(analysis, calibration, sensitivity);
     for level in Sensitivity::ALL
         .into_iter()
         .take_while(|&s| s != sensitivity)
-        .chain([sensitivity])
     {
         for f in findings_at(analysis, calibration, level) {
             if !out.iter().any(|o| o.level == f.level && o.to == f.to) {
@@ -293,8 +292,10 @@ fn findings_at(
             .map(|m| m.threshold(sensitivity));
         for (k, t) in transitions.iter().enumerate() {
             let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
-            // A unit that opens with a connective marks the turn it takes: not an intrusion.
-            let marked = t.link.is_some_and(|c| c.is_connective());
+            // A unit that opens with an explicit link (a connective marks the turn it takes; an
+            // anaphor, a demonstrative or quoted speech leans on what comes before): not an
+            // intrusion.
+            let marked = t.link.is_some();
             if let (Some(score), Some(threshold)) = (t.intrusion, intrusion_threshold) {
                 // The scorer's intrusion model judges whether `to` belongs, in place of the fixed
                 // interruption rule.
