@@ -342,6 +342,36 @@ fn folders_are_walked_honouring_gitignore() {
     assert_eq!(paths, ["./a.md", "./sub/b.txt", "./sub/c.md"]);
 }
 
+#[test]
+fn rst_files_are_checked() {
+    let dir = temp_dir();
+    let rst = "Caches\n======\n\n.. note:: Read this first.\n\nThe cache stores vectors in memory. The cache evicts old vectors when the cache is full. \
+Each cache entry holds vectors and a counter of hits. The cache counts the hits on the vectors of each entry. \
+Penguins waddle across the Antarctic ice at dawn. The cache grows when new vectors are added to the cache. \
+The cache shrinks when old vectors are evicted from the cache.\n\n.. code-block:: python\n\n    cache = {}\n";
+    write(dir.path(), "docs/index.rst", rst.as_bytes());
+    let run = check_in(dir.path(), &["--format", "json", "docs"], None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    assert_eq!(
+        json["files"][0]["path"]
+            .as_str()
+            .map(|p| p.replace('\\', "/")),
+        Some("docs/index.rst".to_string())
+    );
+    assert!(
+        flagged_texts(&json, rst).contains(&OFF_TOPIC_SENTENCE),
+        "{}",
+        run.stdout
+    );
+    let run = check_in(
+        dir.path(),
+        &["--language", "rst", "-"],
+        Some(rst.as_bytes()),
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Output formats
 

@@ -38,7 +38,7 @@ pub struct CheckArgs {
     /// Settings file (default: the nearest segue.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Format of stdin and of files with an unknown extension: markdown, latex, plain.
+    /// Format of stdin and of files with an unknown extension: markdown, rst, latex, plain.
     #[arg(long, value_enum)]
     pub language: Option<LanguageArg>,
 }
@@ -59,6 +59,8 @@ pub enum SensitivityArg {
 pub enum LanguageArg {
     /// Markdown.
     Markdown,
+    /// reStructuredText.
+    Rst,
     /// LaTeX.
     Latex,
     /// Plain text.
@@ -69,6 +71,7 @@ impl From<LanguageArg> for Format {
     fn from(l: LanguageArg) -> Format {
         match l {
             LanguageArg::Markdown => Format::Markdown,
+            LanguageArg::Rst => Format::Rst,
             LanguageArg::Latex => Format::Latex,
             LanguageArg::Plain => Format::Plain,
         }
