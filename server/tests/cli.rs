@@ -343,6 +343,54 @@ fn folders_are_walked_honouring_gitignore() {
 }
 
 #[test]
+fn a_folder_with_nothing_to_check_says_what_it_saw_and_exits_2() {
+    let dir = temp_dir();
+    write(dir.path(), "site/index.html", b"<p>Hello.</p>");
+    write(dir.path(), "site/about.html", b"<p>About.</p>");
+    write(dir.path(), "site/app.py", b"print('hi')\n");
+    write(dir.path(), "site/LICENSE", b"MIT\n");
+    let run = check_in(dir.path(), &["site"], None);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "no Markdown, reStructuredText, LaTeX or plain-text files found in site \
+             (4 files skipped: .html, (none), .py)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stdout.contains("No weak transitions"),
+        "{}",
+        run.stdout
+    );
+
+    // The formats named follow the settings.
+    write(dir.path(), "site/segue.toml", b"formats = [\"markdown\"]\n");
+    write(dir.path(), "site/notes.txt", COHERENT.as_bytes());
+    let run = check_in(dir.path(), &["site"], None);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("no Markdown files found in site (6 files skipped:"),
+        "{}",
+        run.stderr
+    );
+
+    // An empty folder next to a file: the file is checked, the folder gets a warning.
+    std::fs::create_dir_all(dir.path().join("empty")).expect("the folder is created");
+    write(dir.path(), "a.md", COHERENT.as_bytes());
+    let run = check_in(dir.path(), &["a.md", "empty"], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("warning: no Markdown, reStructuredText, LaTeX or plain-text files found in empty (it holds no files)"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn rst_files_are_checked() {
     let dir = temp_dir();
     let rst = "Caches\n======\n\n.. note:: Read this first.\n\nThe cache stores vectors in memory. The cache evicts old vectors when the cache is full. \
