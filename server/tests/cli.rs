@@ -342,6 +342,84 @@ fn folders_are_walked_honouring_gitignore() {
     assert_eq!(paths, ["./a.md", "./sub/b.txt", "./sub/c.md"]);
 }
 
+#[test]
+fn a_folder_with_nothing_to_check_says_what_it_saw_and_exits_2() {
+    let dir = temp_dir();
+    write(dir.path(), "site/index.html", b"<p>Hello.</p>");
+    write(dir.path(), "site/about.html", b"<p>About.</p>");
+    write(dir.path(), "site/app.py", b"print('hi')\n");
+    write(dir.path(), "site/LICENSE", b"MIT\n");
+    let run = check_in(dir.path(), &["site"], None);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "no Markdown, reStructuredText, LaTeX or plain-text files found in site \
+             (4 files skipped: .html, (none), .py)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stdout.contains("No weak transitions"),
+        "{}",
+        run.stdout
+    );
+
+    // The formats named follow the settings.
+    write(dir.path(), "site/segue.toml", b"formats = [\"markdown\"]\n");
+    write(dir.path(), "site/notes.txt", COHERENT.as_bytes());
+    let run = check_in(dir.path(), &["site"], None);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("no Markdown files found in site (6 files skipped:"),
+        "{}",
+        run.stderr
+    );
+
+    // An empty folder next to a file: the file is checked, the folder gets a warning.
+    std::fs::create_dir_all(dir.path().join("empty")).expect("the folder is created");
+    write(dir.path(), "a.md", COHERENT.as_bytes());
+    let run = check_in(dir.path(), &["a.md", "empty"], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("warning: no Markdown, reStructuredText, LaTeX or plain-text files found in empty (it holds no files)"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn rst_files_are_checked() {
+    let dir = temp_dir();
+    let rst = "Caches\n======\n\n.. note:: Read this first.\n\nThe cache stores vectors in memory. The cache evicts old vectors when the cache is full. \
+Each cache entry holds vectors and a counter of hits. The cache counts the hits on the vectors of each entry. \
+Penguins waddle across the Antarctic ice at dawn. The cache grows when new vectors are added to the cache. \
+The cache shrinks when old vectors are evicted from the cache.\n\n.. code-block:: python\n\n    cache = {}\n";
+    write(dir.path(), "docs/index.rst", rst.as_bytes());
+    let run = check_in(dir.path(), &["--format", "json", "docs"], None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    assert_eq!(
+        json["files"][0]["path"]
+            .as_str()
+            .map(|p| p.replace('\\', "/")),
+        Some("docs/index.rst".to_string())
+    );
+    assert!(
+        flagged_texts(&json, rst).contains(&OFF_TOPIC_SENTENCE),
+        "{}",
+        run.stdout
+    );
+    let run = check_in(
+        dir.path(),
+        &["--language", "rst", "-"],
+        Some(rst.as_bytes()),
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Output formats
 

@@ -3,7 +3,7 @@
 -- overrides these fields with `vim.lsp.config('segue', …)`.
 return {
   cmd = { 'segue', 'serve' },
-  filetypes = { 'markdown', 'tex', 'plaintex', 'text' },
+  filetypes = { 'markdown', 'rst', 'tex', 'plaintex', 'text' },
   root_markers = { 'segue.toml', '.git' },
   -- Answered to the server's `workspace/configuration` request for the section `segue`.
   settings = { segue = vim.empty_dict() },

@@ -1,4 +1,4 @@
-// The Segue extension: starts `segue serve` for Markdown, LaTeX and plain text, and adds the
+// The Segue extension: starts `segue serve` for Markdown, reStructuredText, LaTeX and plain text, and adds the
 // commands and the status-bar score around it. See README.md.
 
 import * as vscode from "vscode";
@@ -201,7 +201,7 @@ async function queryScore(uri: vscode.Uri): Promise<DocumentScore | undefined> {
 async function showDocumentSummary(): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (editor === undefined || !LANGUAGES.includes(editor.document.languageId)) {
-    void vscode.window.showInformationMessage("Segue: open a Markdown, LaTeX or plain-text document first.");
+    void vscode.window.showInformationMessage("Segue: open a Markdown, reStructuredText, LaTeX or plain-text document first.");
     return;
   }
   if (client === undefined) {
@@ -234,7 +234,7 @@ async function showDocumentSummary(): Promise<void> {
 async function reorderParagraphs(): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (editor === undefined || !LANGUAGES.includes(editor.document.languageId)) {
-    void vscode.window.showInformationMessage("Segue: put the cursor in a section of a Markdown, LaTeX or plain-text document.");
+    void vscode.window.showInformationMessage("Segue: put the cursor in a section of a Markdown, reStructuredText, LaTeX or plain-text document.");
     return;
   }
   if (client === undefined) {

@@ -28,7 +28,7 @@ export const SHOW_DOCUMENT_SCORE = "segue.showDocumentScore";
 export const REORDER_PARAGRAPHS_TITLE = "Reorder paragraphs in this section";
 
 /** The languages the extension starts the server for. */
-export const LANGUAGES = ["markdown", "latex", "tex", "plaintext"];
+export const LANGUAGES = ["markdown", "restructuredtext", "latex", "tex", "plaintext"];
 
 /** Settings read only by the client: never sent to the server (it warns on unknown keys). */
 export const CLIENT_ONLY_KEYS = ["server", "trace"];

@@ -35,7 +35,7 @@ test("package.json contributes exactly the server's settings plus the client's",
 });
 
 test("package.json: activation, commands", () => {
-  for (const lang of ["markdown", "latex", "tex", "plaintext"]) assert.ok(manifest.activationEvents.includes(`onLanguage:${lang}`));
+  for (const lang of ["markdown", "restructuredtext", "latex", "tex", "plaintext"]) assert.ok(manifest.activationEvents.includes(`onLanguage:${lang}`));
   const commands = manifest.contributes.commands.map((c) => c.command);
   for (const c of ["segue.checkWorkspace", "segue.reorderParagraphs", "segue.restartServer", "segue.showOutput", "segue.showDocumentSummary"]) {
     assert.ok(commands.includes(c), c);

@@ -38,7 +38,7 @@ pub struct CheckArgs {
     /// Settings file (default: the nearest segue.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Format of stdin and of files with an unknown extension: markdown, latex, plain.
+    /// Format of stdin and of files with an unknown extension: markdown, rst, latex, plain.
     #[arg(long, value_enum)]
     pub language: Option<LanguageArg>,
 }
@@ -59,6 +59,8 @@ pub enum SensitivityArg {
 pub enum LanguageArg {
     /// Markdown.
     Markdown,
+    /// reStructuredText.
+    Rst,
     /// LaTeX.
     Latex,
     /// Plain text.
@@ -69,6 +71,7 @@ impl From<LanguageArg> for Format {
     fn from(l: LanguageArg) -> Format {
         match l {
             LanguageArg::Markdown => Format::Markdown,
+            LanguageArg::Rst => Format::Rst,
             LanguageArg::Latex => Format::Latex,
             LanguageArg::Plain => Format::Plain,
         }
@@ -154,6 +157,24 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
             SensitivityArg::High => Sensitivity::High,
         };
     }
+    let (inputs, empty) = collect(&args.paths, &config);
+    if inputs.is_empty() {
+        // Nothing at all to check: say what was there instead.
+        match empty.as_slice() {
+            [] => bail!("nothing to check"),
+            [one] => bail!("{}", one.message(&config)),
+            many => bail!(
+                "{}",
+                many.iter()
+                    .map(|e| e.message(&config))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        }
+    }
+    for e in &empty {
+        eprintln!("segue: warning: {}", e.message(&config));
+    }
     let tier = if args.tier == TierChoice::Auto {
         config.tier
     } else {
@@ -176,7 +197,6 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let scorer = reporting_scorer(&set, wanted)?;
     let calibration = Calibration::shipped();
 
-    let inputs = collect_inputs(&args.paths, &config)?;
     let progress = progress_bar(inputs.len());
     let files: Vec<FileResult> = inputs
         .par_iter()
@@ -234,23 +254,100 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// Expands paths: files as given, folders recursively (honouring .gitignore) for the enabled formats.
 pub fn collect_inputs(paths: &[PathBuf], config: &Config) -> anyhow::Result<Vec<Input>> {
+    Ok(collect(paths, config).0)
+}
+
+/// A folder in which nothing was found to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmptyFolder {
+    /// The folder as given.
+    pub path: PathBuf,
+    /// How many files it holds (not ignored by .gitignore) that were left out.
+    pub skipped: usize,
+    /// Their extensions (`.html`, or `(none)`), most frequent first.
+    pub extensions: Vec<String>,
+}
+
+impl EmptyFolder {
+    /// "no Markdown, reStructuredText, LaTeX or plain-text files found in DIR (3 files skipped:
+    /// .html, .py)".
+    pub fn message(&self, config: &Config) -> String {
+        let labels: Vec<&str> = Format::ALL
+            .iter()
+            .filter(|f| config.checks(**f))
+            .map(|f| f.label())
+            .collect();
+        let kinds = match labels.split_last() {
+            None => "checkable".to_string(),
+            Some((last, [])) => (*last).to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        };
+        let what = if self.skipped == 0 {
+            "it holds no files".to_string()
+        } else {
+            let mut exts: Vec<&str> = self.extensions.iter().map(String::as_str).take(6).collect();
+            if self.extensions.len() > 6 {
+                exts.push("…");
+            }
+            format!(
+                "{} skipped: {}",
+                plural_files(self.skipped),
+                exts.join(", ")
+            )
+        };
+        format!("no {kinds} files found in {} ({what})", self.path.display())
+    }
+}
+
+fn plural_files(n: usize) -> String {
+    if n == 1 {
+        "1 file".to_string()
+    } else {
+        format!("{n} files")
+    }
+}
+
+/// [`collect_inputs`], also naming the folders in which nothing was found.
+pub fn collect(paths: &[PathBuf], config: &Config) -> (Vec<Input>, Vec<EmptyFolder>) {
     let ignore = config.ignore_matcher();
     let mut out = Vec::new();
+    let mut empty = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
             out.push(Input::Stdin);
         } else if path.is_dir() {
-            let mut found: Vec<PathBuf> = ignore::WalkBuilder::new(path)
+            let mut found = Vec::new();
+            let mut skipped = 0;
+            let mut extensions: std::collections::BTreeMap<String, usize> = Default::default();
+            let files = ignore::WalkBuilder::new(path)
                 .require_git(false)
                 .build()
                 .filter_map(Result::ok)
                 .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-                .map(ignore::DirEntry::into_path)
-                .filter(|p| Format::from_path(p).is_some_and(|f| config.checks(f)))
-                .filter(|p| {
-                    !ignore.is_match(p) && !ignore.is_match(p.strip_prefix(path).unwrap_or(p))
-                })
-                .collect();
+                .map(ignore::DirEntry::into_path);
+            for p in files {
+                let wanted = Format::from_path(&p).is_some_and(|f| config.checks(f))
+                    && !ignore.is_match(&p)
+                    && !ignore.is_match(p.strip_prefix(path).unwrap_or(&p));
+                if wanted {
+                    found.push(p);
+                } else {
+                    skipped += 1;
+                    let ext = p.extension().map_or("(none)".to_string(), |e| {
+                        format!(".{}", e.to_string_lossy())
+                    });
+                    *extensions.entry(ext).or_default() += 1;
+                }
+            }
+            if found.is_empty() {
+                let mut exts: Vec<(String, usize)> = extensions.into_iter().collect();
+                exts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                empty.push(EmptyFolder {
+                    path: path.clone(),
+                    skipped,
+                    extensions: exts.into_iter().map(|(e, _)| e).collect(),
+                });
+            }
             found.sort();
             out.extend(found.into_iter().map(Input::File));
         } else {
@@ -258,7 +355,7 @@ pub fn collect_inputs(paths: &[PathBuf], config: &Config) -> anyhow::Result<Vec<
             out.push(Input::File(path.clone()));
         }
     }
-    Ok(out)
+    (out, empty)
 }
 
 fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {

@@ -83,7 +83,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            formats: vec![Format::Markdown, Format::Latex, Format::Plain],
+            formats: Format::ALL.to_vec(),
             sensitivity: Sensitivity::Medium,
             severity: Severity::Warning,
             tier: TierChoice::Auto,
@@ -99,7 +99,7 @@ impl Default for Config {
 
 /// Every settings key, with its description and default, for docs and editor manifests.
 pub const KEYS: &[(&str, &str, &str)] = &[
-    ("formats", "Formats to check: any of \"markdown\", \"latex\", \"plain\".", "[\"markdown\", \"latex\", \"plain\"]"),
+    ("formats", "Formats to check: any of \"markdown\", \"rst\", \"latex\", \"plain\".", "[\"markdown\", \"rst\", \"latex\", \"plain\"]"),
     ("sensitivity", "How eagerly weak transitions are flagged: \"low\", \"medium\" or \"high\".", "\"medium\""),
     ("severity", "Severity of findings: \"error\", \"warning\", \"information\" or \"hint\".", "\"warning\""),
     ("tier", "Scorers to use: \"auto\" (models when installed), \"0\" (built-in only) or \"1\" (models required).", "\"auto\""),
@@ -124,7 +124,7 @@ pub fn schema() -> serde_json::Value {
         let mut prop = match *key {
             "formats" => json!({
                 "type": "array",
-                "items": {"type": "string", "enum": ["markdown", "latex", "plain"]},
+                "items": {"type": "string", "enum": ["markdown", "rst", "latex", "plain"]},
                 "uniqueItems": true
             }),
             "sensitivity" => json!({"type": "string", "enum": ["low", "medium", "high"]}),
@@ -178,7 +178,9 @@ impl Config {
                         .collect::<Option<Vec<_>>>()
                 }) {
                     Some(Some(f)) => cfg.formats = f,
-                    _ => warnings.push(bad("a list of \"markdown\", \"latex\", \"plain\"")),
+                    _ => {
+                        warnings.push(bad("a list of \"markdown\", \"rst\", \"latex\", \"plain\""))
+                    }
                 },
                 "sensitivity" => match value.as_str() {
                     Some("low") => cfg.sensitivity = Sensitivity::Low,
@@ -300,6 +302,7 @@ impl Config {
 fn parse_format(s: &str) -> Option<Format> {
     match s {
         "markdown" => Some(Format::Markdown),
+        "rst" | "restructuredtext" => Some(Format::Rst),
         "latex" => Some(Format::Latex),
         "plain" | "text" => Some(Format::Plain),
         _ => None,

@@ -28,6 +28,8 @@ use tower_lsp_server::ls_types::{
 pub const DISABLE_MARKDOWN: &str = "<!-- segue-disable-next -->";
 /// The disable comment in LaTeX.
 pub const DISABLE_LATEX: &str = "% segue-disable-next";
+/// The reStructuredText disable comment (a comment needs a blank line after it).
+pub const DISABLE_RST: &str = ".. segue-disable-next";
 
 /// What a code-action request is about.
 pub struct ActionRequest<'a> {
@@ -225,6 +227,7 @@ pub fn disable_insertion(text: &str, format: Format, para: Span) -> Option<(usiz
     let comment = match format {
         Format::Markdown => DISABLE_MARKDOWN,
         Format::Latex => DISABLE_LATEX,
+        Format::Rst => DISABLE_RST,
         Format::Plain => return None,
     };
     let start = para.start.min(text.len());
@@ -232,7 +235,10 @@ pub fn disable_insertion(text: &str, format: Format, para: Span) -> Option<(usiz
     let line_start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
     let eol = line_ending(text, line_start);
     let prefix = text.get(line_start..start)?;
-    if prefix.chars().all(char::is_whitespace) {
+    if prefix.chars().all(char::is_whitespace) && format == Format::Rst {
+        // At the paragraph's own indentation, so that it does not swallow an indented block.
+        Some((line_start, format!("{prefix}{comment}{eol}{eol}")))
+    } else if prefix.chars().all(char::is_whitespace) {
         Some((line_start, format!("{comment}{eol}")))
     } else if format == Format::Latex {
         // The paragraph starts mid-line: break the line before it (a single line break is only
@@ -299,6 +305,18 @@ mod tests {
         assert_eq!(
             disable_insertion(indented, Format::Markdown, span_of(indented, "Para")),
             Some((3, "<!-- segue-disable-next -->\n".to_string()))
+        );
+        let rst = "Title\n=====\n\nFirst.\n\n   Quoted para.\n";
+        assert_eq!(
+            disable_insertion(rst, Format::Rst, span_of(rst, "Quoted")),
+            Some((
+                rst.find("   Quoted").expect("q"),
+                "   .. segue-disable-next\n\n".to_string()
+            ))
+        );
+        assert_eq!(
+            disable_insertion("- a\n", Format::Rst, Span::new(2, 3)),
+            None
         );
     }
 

@@ -46,7 +46,12 @@
 //!   `\underline`, …) and unknown commands keep the text of their braced argument (an unknown
 //!   command's immediate `[…]` is dropped); unknown commands without argument vanish. Commands
 //!   that carry no prose (`\label`, `\index`, `\includegraphics`, `\vspace`, `\newcommand`, …)
-//!   vanish with their arguments. `\href{url}{text}` keeps `text`; `\url`, `\path` and `\verb`
+//!   vanish with their arguments. So does front matter: `\title`, `\author`, `\date`,
+//!   `\address`, `\email`, `\keywords`, `\moduleauthor`, `\sectionauthor`, `\caption`,
+//!   `\bibitem`, the `keywords` and `titlepage` environments, and unknown commands whose name
+//!   says they hold metadata (`author`, `email`, `affil`, `keyword`, `orcid`, …, or a name
+//!   starting with `acm`, `icml`) or whose first argument is an email address. A paragraph
+//!   left with placeholders only (a lone `\ref{…}`) is no prose. `\href{url}{text}` keeps `text`; `\url`, `\path` and `\verb`
 //!   keep their content verbatim.
 //! - **Footnotes** (`\footnote`, `\footnotetext`, `\footcite`, `\marginpar`, `\todo`,
 //!   `\thanks`) are dropped: they are asides outside the flow of the sentence they sit in.
@@ -178,6 +183,9 @@ struct Writer<'a> {
     pending: Option<Pending>,
     /// Start of markup seen since the last text, to join to the next text.
     lead: Option<usize>,
+    /// Whether any word of the source was written (not only placeholders such as the `1` of
+    /// `\ref`).
+    words: bool,
 }
 
 impl<'a> Writer<'a> {
@@ -187,6 +195,7 @@ impl<'a> Writer<'a> {
             prose: ProseText::new(),
             pending: None,
             lead: None,
+            words: false,
         }
     }
 
@@ -254,6 +263,9 @@ impl<'a> Writer<'a> {
     fn source(&mut self, span: Span) {
         if span.is_empty() {
             return;
+        }
+        if span.slice(self.src).chars().any(char::is_alphanumeric) {
+            self.words = true;
         }
         self.commit();
         let lead = self.lead.take().map_or(span.start, |l| l.min(span.start));
@@ -373,7 +385,8 @@ fn classify_env(name: &str) -> EnvClass {
         | "minted" | "filecontents" | "sourcecode" => EnvClass::Verbatim { silent: false },
         "figure" | "table" | "algorithm" | "listing" | "wrapfigure" | "wraptable"
         | "sidewaysfigure" | "sidewaystable" | "subfigure" | "subtable" | "marginfigure"
-        | "margintable" | "SCfigure" | "SCtable" => EnvClass::Skip { silent: true },
+        | "margintable" | "SCfigure" | "SCtable" | "keyword" | "keywords" | "IEEEkeywords"
+        | "CCSXML" | "titlepage" => EnvClass::Skip { silent: true },
         "tabular" | "tabularx" | "tabulary" | "tabu" | "longtable" | "supertabular"
         | "xtabular" | "array" | "tabbing" | "algorithmic" | "tikzpicture" | "tikzcd"
         | "pgfpicture" | "picture" | "pspicture" | "forest" | "thebibliography" | "alltt" => {
@@ -492,6 +505,14 @@ const ACTIONS: &[(&str, Action)] = {
             Drop("omo"),
         ),
         ("title author caption subtitle institute", Drop("oM")),
+        // Front matter of journal and documentation classes.
+        (
+            "address email keywords affiliation affil curraddr urladdr dedicatory subjclass \
+             orcid titlerunning authorrunning shorttitle shortauthors",
+            Drop("oM"),
+        ),
+        ("moduleauthor sectionauthor codeauthor", Drop("mm")),
+        ("bibitem", Drop("om")),
         ("captionof", Drop("smoM")),
         ("color", Drop("om")),
         ("linebreak nolinebreak pagebreak nopagebreak", Drop("o")),
@@ -955,8 +976,10 @@ impl<'a> Parser<'a> {
         }
         let w = std::mem::replace(&mut self.w, Writer::new(self.src));
         let item = self.item_start.take();
+        let words = w.words;
         let prose = w.finish();
-        if prose.is_blank() {
+        // A paragraph of placeholders only (a lone `\ref{…}`) is no prose.
+        if prose.is_blank() || !words {
             return;
         }
         let text = prose.text();
@@ -1467,6 +1490,9 @@ impl<'a> Parser<'a> {
             _ => {}
         }
         self.pos = after.max(self.pos);
+        if text.chars().any(char::is_alphabetic) {
+            self.w.words = true;
+        }
         self.w.synthetic(&text, Span::new(start, self.pos));
     }
 
@@ -1549,6 +1575,12 @@ impl<'a> Parser<'a> {
                 self.w.synthetic(text, Span::new(start, self.pos));
             }
             Some(Action::Accent(c)) => self.accent(start, c),
+            None if self.is_metadata(name) => {
+                // Front matter under another name (`\icmlauthor`, `\orcidlink`, a command whose
+                // argument is an email address): dropped with its arguments.
+                self.skip_groups();
+                self.w.close(Span::new(start, self.pos));
+            }
             None => {
                 // Unknown: drop the name and an immediate optional argument, keep the rest.
                 if self.byte(self.pos) == Some(b'[') {
@@ -1557,6 +1589,53 @@ impl<'a> Parser<'a> {
                     }
                 }
                 self.w.open(start);
+            }
+        }
+    }
+
+    /// Whether the unknown command `name` carries metadata rather than text: its name says so,
+    /// or its first argument is an email address.
+    fn is_metadata(&self, name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        let named = [
+            "author", "email", "address", "affil", "institut", "keyword", "orcid",
+        ]
+        .iter()
+        .any(|k| lower.contains(k))
+            || ["acm", "icml", "ieeeauthor", "copyright", "doi", "isbn"]
+                .iter()
+                .any(|k| lower.starts_with(k));
+        if named {
+            return true;
+        }
+        let i = self.skip_spaces(self.pos);
+        if self.byte(i) != Some(b'{') {
+            return false;
+        }
+        // A short argument only: the test must not rescan long groups.
+        let rest = self.slice(i + 1, self.end);
+        let Some(close) = rest.char_indices().take(256).find(|(_, c)| *c == '}') else {
+            return false;
+        };
+        let arg = rest.get(..close.0).unwrap_or("");
+        arg.split_whitespace().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            w.split_once('@')
+                .is_some_and(|(user, host)| !user.is_empty() && host.contains('.'))
+        })
+    }
+
+    /// Skips the braced and bracketed arguments that follow (on the same line).
+    fn skip_groups(&mut self) {
+        loop {
+            let i = self.skip_spaces(self.pos);
+            match self.byte(i) {
+                Some(b'{') => self.pos = self.group(i, false, false).after,
+                Some(b'[') => match self.opt_arg(i) {
+                    Some(a) => self.pos = a.after,
+                    None => break,
+                },
+                _ => break,
             }
         }
     }
@@ -2116,6 +2195,69 @@ mod tests {
     }
 
     #[test]
+    fn front_matter_is_not_prose() {
+        // In the body too (some classes set these after `\begin{document}`).
+        let src = "\\begin{document}\n\\title{A Title. With words}\n\\author{Jane Doe\\thanks{Funded. By someone.} \\and John Roe}\n\\address{1 Main Street, Town}\n\\email{jane@example.org}\n\\keywords{coherence, prose}\n\\date{\\today}\n\\maketitle\n\\tableofcontents\n\\begin{keywords}\nalpha, beta\n\\end{keywords}\n\nThe first real sentence.\n\\end{document}\n";
+        assert_eq!(sentences(src), v(&[&["The first real sentence."]]));
+    }
+
+    #[test]
+    fn documentation_authors_and_metadata_commands_vanish() {
+        // Sphinx's LaTeX and Python-docs style metadata, plus unknown commands that carry it.
+        let src = "\\moduleauthor{Guido van Rossum}{guido@python.org}\n\\sectionauthor{Fred L. Drake}{fred@acm.org}\n\\icmlauthor{Ann Author}{inst1}\n\\contact{someone@example.com}\n\nThe module provides tools.\n";
+        assert_eq!(sentences(src), v(&[&["The module provides tools."]]));
+        // An unknown command with an ordinary argument keeps its text.
+        assert_eq!(
+            sentences("A \\mymacro{kept word} here.\n"),
+            v(&[&["A kept word here."]])
+        );
+    }
+
+    #[test]
+    fn labels_refs_captions_and_index_are_not_prose() {
+        let src = "\\label{sec:intro}\n\n\\ref{fig:one}\n\n\\caption{A caption outside a float. It has sentences.}\n\nText\\index{text} with a label\\label{x} and a footnote\\footnote{Skipped. Entirely.} ends.\n\n\\cref{a}, \\eqref{b}\n";
+        assert_eq!(
+            sentences(src),
+            v(&[&["Text with a label and a footnote ends."]])
+        );
+        assert_eq!(
+            sentence_sources(src),
+            vec!["Text\\index{text} with a label\\label{x} and a footnote\\footnote{Skipped. Entirely.} ends."]
+        );
+    }
+
+    #[test]
+    fn bibliography_is_skipped() {
+        let src = "Last words.\n\n\\bibliographystyle{plain}\n\\bibliography{refs}\n\n\\begin{thebibliography}{9}\n\\bibitem{k} D. Knuth. The Art. 1968.\n\\end{thebibliography}\n\\bibitem{x} A stray entry.\n";
+        assert_eq!(sentences(src), v(&[&["Last words."], &["A stray entry."]]));
+    }
+
+    #[test]
+    fn description_items_are_list_items() {
+        let src = "Terms:\n\\begin{description}\n\\item[Speed] fast.\n\\item[Size] small.\n\\end{description}\n";
+        let items: Vec<(String, bool, bool)> = blocks(src)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Prose {
+                    prose,
+                    attach,
+                    item,
+                    ..
+                } => Some((prose.text().trim().to_string(), attach, item)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            items,
+            vec![
+                ("Terms:".to_string(), false, false),
+                ("Speed: fast.".to_string(), true, true),
+                ("Size: small.".to_string(), true, true)
+            ]
+        );
+    }
+
+    #[test]
     fn unbalanced_input_does_not_panic() {
         for src in [
             "\\begin{itemize}\\item Open list",
@@ -2288,6 +2430,8 @@ mod tests {
             "\\begin{a}",
             "\\end{b}",
             "\\texorpdfstring{",
+            "\\mymacro{",
+            "\\authorx{",
             "{",
         ] {
             let src = unit.repeat(20_000);

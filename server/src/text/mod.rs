@@ -1,6 +1,6 @@
 //! The text model: source → sections → paragraphs → sentences, each with its byte span.
 //!
-//! A parser per format ([`markdown`], [`latex`], [`plain`]) turns the source into a flat list of
+//! A parser per format ([`markdown`], [`rst`], [`latex`], [`plain`]) turns the source into a flat list of
 //! [`Block`]s; [`parse`] groups them into a [`Document`] and splits sentences with [`sentence`].
 //! Markup never reaches the scorers: a [`Sentence`] carries clean text plus the span of the source it
 //! came from. Segmentation never fails; whatever cannot be read as prose is left out.
@@ -12,6 +12,7 @@ pub mod line_index;
 pub mod markdown;
 pub mod plain;
 pub mod prose;
+pub mod rst;
 pub mod sentence;
 mod span;
 
@@ -27,6 +28,8 @@ use std::path::Path;
 pub enum Format {
     /// CommonMark with GitHub extensions.
     Markdown,
+    /// reStructuredText (docutils, Sphinx).
+    Rst,
     /// LaTeX source.
     Latex,
     /// Plain text with blank-line paragraphs.
@@ -34,11 +37,15 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order they are listed to users.
+    pub const ALL: [Format; 4] = [Format::Markdown, Format::Rst, Format::Latex, Format::Plain];
+
     /// The format for a file name's extension, if supported.
     pub fn from_path(path: &Path) -> Option<Format> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
             "md" | "markdown" | "mdown" | "mkd" => Some(Format::Markdown),
+            "rst" | "rest" => Some(Format::Rst),
             "tex" | "latex" | "ltx" => Some(Format::Latex),
             "txt" | "text" => Some(Format::Plain),
             _ => None,
@@ -49,18 +56,30 @@ impl Format {
     pub fn from_language_id(id: &str) -> Option<Format> {
         match id {
             "markdown" | "md" => Some(Format::Markdown),
+            "restructuredtext" | "rst" => Some(Format::Rst),
             "latex" | "tex" | "plaintex" | "context" => Some(Format::Latex),
             "plaintext" | "text" | "txt" => Some(Format::Plain),
             _ => None,
         }
     }
 
-    /// The lower-case name used in settings (`markdown`, `latex`, `plain`).
+    /// The lower-case name used in settings (`markdown`, `rst`, `latex`, `plain`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Markdown => "markdown",
+            Format::Rst => "rst",
             Format::Latex => "latex",
             Format::Plain => "plain",
+        }
+    }
+
+    /// The name shown to people (`Markdown`, `reStructuredText`, `LaTeX`, `plain-text`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Format::Markdown => "Markdown",
+            Format::Rst => "reStructuredText",
+            Format::Latex => "LaTeX",
+            Format::Plain => "plain-text",
         }
     }
 }
@@ -230,6 +249,7 @@ impl Document {
 pub fn parse(source: &str, format: Format) -> Document {
     let blocks = match format {
         Format::Markdown => markdown::blocks(source),
+        Format::Rst => rst::blocks(source),
         Format::Latex => latex::blocks(source),
         Format::Plain => plain::blocks(source),
     };

@@ -1,49 +1,616 @@
-//! Plain text: paragraphs are separated by blank lines.
+//! Plain text: paragraphs separated by blank lines, with the structure that plain-text manuals
+//! and essays show by layout alone.
+//!
+//! Decisions (documented in docs/guide.md):
+//! - **Paragraphs** are runs of lines separated by blank lines. A form feed ends the paragraph
+//!   and emits a [`Block::Break`].
+//! - **Underlined headings.** A line followed by a line of one repeated `=`, `-`, `~`, `*` or
+//!   `#` (at least three, about as long as the line: between half and twice its length) is a
+//!   heading: `=` level 1, `-` level 2, the others level 3. The same with an overline too.
+//! - **Standalone headings.** A short line (at most 80 characters and 12 words) standing alone
+//!   as a paragraph, with no final `.`, `!`, `?`, `:`, `;` or `,`, is a heading when it is
+//!   numbered (`2. Overview`, `1.2 Scope`, `Chapter 3`, `Section 4.1 Limits`, `Appendix A`;
+//!   the level is the number of parts of the number) or all in capitals (`INTRODUCTION`,
+//!   `SEE ALSO`; level 1; an all-caps line followed by indented lines, as in manual pages,
+//!   too). Numbered lines such as `1. Download` right next to `2. Install` are list items, not
+//!   headings.
+//! - **Separators.** A line of only punctuation (`-----`, `* * *`, at least three marks) emits a
+//!   [`Block::Break`].
+//! - **Lists.** A line starting with a bullet (`-`, `*`, `•`, `o`) or an enumerator (`1.`,
+//!   `1)`, `(a)`, `a)`) followed by a space opens a list item (`attach: true, item: true`),
+//!   which goes on over the lines after it up to the next item or blank line. Enumerators and
+//!   `o` count only at the start of a paragraph, after a line ending in `:` or inside a list,
+//!   so that a wrapped `12. ` mid-sentence stays prose.
+//! - **Indented blocks.** Lines indented four or more columns beyond the document's usual
+//!   indentation (the most common one) form a block. It is code or a command line, skipped with
+//!   a [`Block::Break`], when one of its lines looks like code (`$ `, `()`, `{`, `}`, `=`, `;`,
+//!   `/`, `\`, `->`, `::`, `&&`, `||`, or a line starting with `#`, `%` or `>`), when the line
+//!   before it ends in `:`, or when it follows such a block; otherwise it is a quotation that
+//!   attaches like a block quote. A paragraph whose first line alone is indented is prose.
 
 use super::{Block, ProseText, Span};
 
-/// Splits plain text into prose blocks at blank lines.
+/// Splits plain text into blocks.
 pub fn blocks(source: &str) -> Vec<Block> {
-    let mut out = Vec::new();
-    let mut para: Option<(Span, ProseText)> = None;
-    let mut offset = 0;
-    for line in source.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        let content = line.trim_end_matches(['\n', '\r']);
-        if content.trim().is_empty() {
-            if let Some((span, prose)) = para.take() {
-                out.push(Block::Prose {
-                    span,
-                    prose,
-                    attach: false,
-                    item: false,
-                });
+    let pieces = split(source);
+    let base = base_indent(source, &pieces);
+    // Blocks of non-blank lines, `None` for a form feed.
+    let mut groups: Vec<Option<Vec<Line>>> = Vec::new();
+    let mut current: Vec<Line> = Vec::new();
+    for piece in pieces {
+        match piece {
+            Piece::FormFeed => {
+                if !current.is_empty() {
+                    groups.push(Some(std::mem::take(&mut current)));
+                }
+                groups.push(None);
             }
-            continue;
+            Piece::Line(l) if l.text(source).trim().is_empty() => {
+                if !current.is_empty() {
+                    groups.push(Some(std::mem::take(&mut current)));
+                }
+            }
+            Piece::Line(l) => current.push(l),
         }
-        let line_span = Span::new(start, start + content.len());
-        let (span, prose) = para.get_or_insert_with(|| (line_span, ProseText::new()));
-        if !prose.text().is_empty() {
-            prose.push_space(Span::new(span.end, line_span.start));
-        }
-        prose.push_source(source, line_span);
-        *span = span.cover(line_span);
     }
-    if let Some((span, prose)) = para {
-        out.push(Block::Prose {
-            span,
-            prose,
-            attach: false,
-            item: false,
-        });
+    if !current.is_empty() {
+        groups.push(Some(current));
+    }
+    let mut p = Parser {
+        src: source,
+        base,
+        out: Vec::new(),
+        last_colon: false,
+        last_code: false,
+    };
+    for (k, group) in groups.iter().enumerate() {
+        match group {
+            None => p.brk(),
+            Some(lines) => {
+                let single_enum = |g: Option<&Option<Vec<Line>>>| -> Option<(u8, u32)> {
+                    match g {
+                        Some(Some(ls)) if ls.len() == 1 => {
+                            ls.first().and_then(|l| enum_style(l.text(source).trim()))
+                        }
+                        _ => None,
+                    }
+                };
+                // `1. Download` next to `2. Install`: a list, not headings.
+                let listed = single_enum(Some(group)).is_some_and(|(style, n)| {
+                    let prev = k.checked_sub(1).and_then(|j| single_enum(groups.get(j)));
+                    let next = single_enum(groups.get(k + 1));
+                    prev.is_some_and(|(s, m)| s == style && m + 1 == n)
+                        || next.is_some_and(|(s, m)| s == style && n + 1 == m)
+                });
+                p.block(lines, listed);
+            }
+        }
+    }
+    p.out
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Line {
+    start: usize,
+    end: usize,
+}
+
+impl Line {
+    fn text<'a>(&self, src: &'a str) -> &'a str {
+        src.get(self.start..self.end).unwrap_or("")
+    }
+
+    /// Indentation in columns (tabs to multiples of 8).
+    fn indent(&self, src: &str) -> usize {
+        let mut c = 0;
+        for ch in self.text(src).chars() {
+            match ch {
+                ' ' => c += 1,
+                '\t' => c = c / 8 * 8 + 8,
+                _ => break,
+            }
+        }
+        c
+    }
+
+    /// The line without its indentation and trailing whitespace.
+    fn trimmed(&self, src: &str) -> Line {
+        let t = self.text(src);
+        let lead = t.len() - t.trim_start().len();
+        let end = self.start + t.trim_end().len();
+        Line {
+            start: (self.start + lead).min(end),
+            end,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Piece {
+    Line(Line),
+    FormFeed,
+}
+
+/// Lines without their line endings; a form feed splits its line.
+fn split(src: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut off = 0;
+    for l in src.split_inclusive('\n') {
+        let content = l.strip_suffix('\n').unwrap_or(l);
+        let content = content.strip_suffix('\r').unwrap_or(content);
+        let mut start = off;
+        for (k, part) in content.split('\u{c}').enumerate() {
+            if k > 0 {
+                out.push(Piece::FormFeed);
+            }
+            let mut s = start;
+            if s == 0 && part.starts_with('\u{feff}') {
+                s += '\u{feff}'.len_utf8();
+            }
+            out.push(Piece::Line(Line {
+                start: s,
+                end: start + part.len(),
+            }));
+            start += part.len() + 1;
+        }
+        off += l.len();
     }
     out
 }
 
+/// The most common indentation of non-blank lines (the smaller on a tie).
+fn base_indent(src: &str, pieces: &[Piece]) -> usize {
+    let mut counts: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
+    for p in pieces {
+        if let Piece::Line(l) = p {
+            if !l.text(src).trim().is_empty() {
+                *counts.entry(l.indent(src)).or_default() += 1;
+            }
+        }
+    }
+    let mut best = (0, 0);
+    for (indent, n) in counts {
+        if n > best.1 {
+            best = (indent, n);
+        }
+    }
+    best.0
+}
+
+/// The adornment character of an underline or overline (`=`, `-`, `~`, `*`, `#`, at least
+/// three), with its length.
+fn rule(t: &str) -> Option<(char, usize)> {
+    let c = t.chars().next()?;
+    if !matches!(c, '=' | '-' | '~' | '*' | '#') || !t.chars().all(|x| x == c) {
+        return None;
+    }
+    let n = t.chars().count();
+    (n >= 3).then_some((c, n))
+}
+
+/// Whether an adornment of `n` characters underlines `title`.
+fn fits(n: usize, title: &str) -> bool {
+    let len = title.chars().count();
+    title.chars().any(char::is_alphanumeric) && n * 2 >= len && n <= len * 2 + 2
+}
+
+fn level_of(c: char) -> u8 {
+    match c {
+        '=' => 1,
+        '-' => 2,
+        _ => 3,
+    }
+}
+
+/// A line of only punctuation (at least three marks): a separator.
+fn is_separator(t: &str) -> bool {
+    !t.chars().any(char::is_alphanumeric)
+        && t.chars()
+            .all(|c| !c.is_alphanumeric() && (c.is_whitespace() || !c.is_control()))
+        && t.chars().filter(|c| !c.is_whitespace()).count() >= 3
+}
+
+/// Whether `t` may be a heading line: short, with no sentence-final punctuation.
+fn heading_shaped(t: &str) -> bool {
+    let last = t.chars().next_back();
+    t.chars().count() <= 80
+        && t.split_whitespace().count() <= 12
+        && !last.is_some_and(|c| matches!(c, '.' | '!' | '?' | ':' | ';' | ','))
+}
+
+/// The level of a numbered heading (`2. Overview`, `1.2 Scope`, `Chapter 3`, `Section 4.1`).
+fn numbered_heading(t: &str) -> Option<u8> {
+    if !heading_shaped(t) {
+        return None;
+    }
+    let mut words = t.split_whitespace();
+    let first = words.next()?;
+    let named = matches!(
+        first.to_ascii_lowercase().as_str(),
+        "chapter" | "section" | "part" | "appendix"
+    ) && first.chars().next().is_some_and(char::is_uppercase);
+    let (number, rest_needed) = if named {
+        (words.next()?, false)
+    } else {
+        (first, true)
+    };
+    let number = number.trim_end_matches(['.', ':']);
+    let parts: Vec<&str> = number.split('.').collect();
+    let numeric = parts
+        .iter()
+        .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()));
+    let roman_or_letter = named
+        && !number.is_empty()
+        && (number.bytes().all(|b| b"IVXLC".contains(&b))
+            || (number.len() == 1 && number.bytes().all(|b| b.is_ascii_uppercase())));
+    if !numeric && !roman_or_letter {
+        return None;
+    }
+    if rest_needed {
+        // `1.2 Title`, `2. Overview`: the title starts with a capital.
+        let title = words.next()?;
+        if !title.chars().next().is_some_and(char::is_uppercase) {
+            return None;
+        }
+    }
+    let level = if numeric { parts.len() } else { 1 };
+    u8::try_from(level.min(6)).ok()
+}
+
+/// A short line in capitals (`INTRODUCTION`, `SEE ALSO`).
+fn caps_heading(t: &str) -> bool {
+    heading_shaped(t)
+        && t.split_whitespace().count() <= 8
+        && t.chars().filter(|c| c.is_uppercase()).count() >= 2
+        && !t.chars().any(char::is_lowercase)
+}
+
+/// The style and number of an enumerator that opens `t` (`1.`, `2)`, `(3)`), for telling lists
+/// from numbered headings.
+fn enum_style(t: &str) -> Option<(u8, u32)> {
+    let (paren, body) = match t.strip_prefix('(') {
+        Some(r) => (true, r),
+        None => (false, t),
+    };
+    let len = body.bytes().take_while(u8::is_ascii_digit).count();
+    if len == 0 || len > 3 {
+        return None;
+    }
+    let n: u32 = body.get(..len)?.parse().ok()?;
+    let close = body.get(len..)?.chars().next()?;
+    let style = match (paren, close) {
+        (true, ')') => 2,
+        (false, ')') => 1,
+        (false, '.') => 0,
+        _ => return None,
+    };
+    Some((style, n))
+}
+
+/// What opens a list item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    /// `-`, `*`, `•`: anywhere.
+    Bullet,
+    /// `1.`, `(a)`, `o`: only where a list may start.
+    Enumerator,
+}
+
+/// The list marker that opens `t` (already stripped of its indentation) and the byte where the
+/// item's text starts.
+fn marker(t: &str) -> Option<(Marker, usize)> {
+    let mut chars = t.char_indices();
+    let (_, c) = chars.next()?;
+    let (kind, len) = match c {
+        '-' | '*' | '•' | '‣' | '◦' | '▪' | '–' => (Marker::Bullet, c.len_utf8()),
+        'o' => (Marker::Enumerator, 1),
+        '(' => {
+            let body = t.get(1..)?;
+            let n = body.chars().take_while(char::is_ascii_alphanumeric).count();
+            let ok = (1..=3).contains(&n)
+                && (body.bytes().take(n).all(|b| b.is_ascii_digit()) || n == 1)
+                && body.get(n..)?.starts_with(')');
+            if !ok {
+                return None;
+            }
+            (Marker::Enumerator, n + 2)
+        }
+        c if c.is_ascii_digit() => {
+            let n = t.bytes().take_while(u8::is_ascii_digit).count();
+            if n > 3 || !matches!(t.as_bytes().get(n), Some(b'.' | b')')) {
+                return None;
+            }
+            (Marker::Enumerator, n + 1)
+        }
+        c if c.is_ascii_alphabetic() => {
+            if t.as_bytes().get(1) != Some(&b')') {
+                return None;
+            }
+            (Marker::Enumerator, 2)
+        }
+        _ => return None,
+    };
+    let rest = t.get(len..)?;
+    let text = rest.trim_start();
+    if text.is_empty() || text.len() == rest.len() {
+        return None;
+    }
+    Some((kind, len + (rest.len() - text.len())))
+}
+
+/// Whether an indented line looks like code or a command line.
+fn looks_like_code(t: &str) -> bool {
+    let t = t.trim();
+    t.starts_with('$')
+        || t.starts_with('#')
+        || t.starts_with('%')
+        || t.starts_with('>')
+        || [
+            "$ ", "()", "{", "}", "=", ";", "/", "\\", "->", "::", "&&", "||",
+        ]
+        .iter()
+        .any(|p| t.contains(p))
+}
+
+/// The unit being collected inside a block.
+#[derive(Debug)]
+struct Unit {
+    /// Span of the unit's source (from the list marker for items).
+    span: Span,
+    prose: ProseText,
+    item: bool,
+    /// Column where an item's text starts.
+    text_col: usize,
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    base: usize,
+    out: Vec<Block>,
+    /// Whether the last non-blank line read ends in `:`.
+    last_colon: bool,
+    /// Whether the last unit was a code block (an indented block after it is code too).
+    last_code: bool,
+}
+
+impl Parser<'_> {
+    fn brk(&mut self) {
+        if !matches!(self.out.last(), Some(Block::Break) | None) {
+            self.out.push(Block::Break);
+        }
+    }
+
+    fn heading(&mut self, title: Line, first: Line, last: Line, level: u8) {
+        let title = title
+            .trimmed(self.src)
+            .text(self.src)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let (a, b) = (first.trimmed(self.src), last.trimmed(self.src));
+        self.out.push(Block::Heading {
+            span: Span::new(a.start, b.end),
+            title,
+            level,
+        });
+        self.last_colon = false;
+        self.last_code = false;
+    }
+
+    fn flush(&mut self, unit: Option<Unit>) {
+        let Some(u) = unit else { return };
+        if u.prose.is_blank() {
+            return;
+        }
+        self.out.push(Block::Prose {
+            span: u.span,
+            prose: u.prose,
+            attach: u.item,
+            item: u.item,
+        });
+        self.last_code = false;
+    }
+
+    /// Reads one block of non-blank lines; `listed` when it is a numbered line among others.
+    fn block(&mut self, lines: &[Line], listed: bool) {
+        let src = self.src;
+        let text = |l: &Line| l.trimmed(src).text(src);
+        let mut i = 0;
+        // Headings at the start of the block.
+        if let (Some(a), Some(b)) = (lines.first(), lines.get(1)) {
+            let over = lines.get(2).and_then(|c| {
+                let (ca, na) = rule(text(a))?;
+                let (cc, _) = rule(text(c))?;
+                (ca == cc && fits(na, text(b))).then_some((ca, *c))
+            });
+            if let Some((c, last)) = over {
+                self.heading(*b, *a, last, level_of(c));
+                i = 3;
+            } else if let Some((c, _)) = rule(text(b)).filter(|(_, n)| fits(*n, text(a))) {
+                self.heading(*a, *a, *b, level_of(c));
+                i = 2;
+            }
+        }
+        if i == 0 {
+            if let Some(first) = lines.first() {
+                let t = text(first);
+                let rest_indented = lines
+                    .get(1..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .all(|l| l.indent(src) > first.indent(src));
+                let alone = lines.len() == 1;
+                let level = if alone && !listed {
+                    numbered_heading(t)
+                } else {
+                    None
+                };
+                let level = level.or((caps_heading(t) && (alone || rest_indented)).then_some(1));
+                if let Some(level) = level {
+                    self.heading(*first, *first, *first, level);
+                    i = 1;
+                }
+            }
+        }
+        let mut unit: Option<Unit> = None;
+        while let Some(&line) = lines.get(i) {
+            let t = text(&line);
+            let indent = line.indent(src);
+            let limit = unit
+                .as_ref()
+                .filter(|u| u.item)
+                .map_or(self.base, |u| u.text_col.max(self.base))
+                + 4;
+            // An indented block: the run of lines indented past the limit.
+            if indent >= limit {
+                let run_end = lines
+                    .iter()
+                    .skip(i)
+                    .position(|l| l.indent(src) < limit)
+                    .map_or(lines.len(), |k| i + k);
+                let first_line_indent = unit.is_none() && i + 1 == run_end && run_end < lines.len();
+                if !first_line_indent {
+                    let run = lines.get(i..run_end).unwrap_or(&[]);
+                    self.flush(unit.take());
+                    let code = self.last_colon
+                        || self.last_code
+                        || run.iter().any(|l| looks_like_code(l.text(src)));
+                    if run.iter().all(|l| is_separator(text(l))) {
+                        // A centred `* * *`.
+                        self.brk();
+                        self.last_code = false;
+                    } else if code {
+                        self.brk();
+                        self.last_code = true;
+                    } else {
+                        let mut u = self.start_unit(run.first().copied().unwrap_or(line), 0);
+                        for l in run.iter().skip(1) {
+                            self.push_line(&mut u, *l);
+                        }
+                        self.flush_quote(u);
+                    }
+                    self.last_colon = run
+                        .last()
+                        .is_some_and(|l| l.text(src).trim_end().ends_with(':'));
+                    i = run_end;
+                    continue;
+                }
+            }
+            if let Some((c, n)) = rule(t) {
+                // An underline under the one line read so far.
+                let single = unit.as_ref().and_then(|u| {
+                    (!u.item && u.span.slice(src).lines().count() == 1).then_some(u.span)
+                });
+                if let Some(title) = single.filter(|s| fits(n, s.slice(src))) {
+                    unit = None;
+                    let title_line = Line {
+                        start: title.start,
+                        end: title.end,
+                    };
+                    self.heading(title_line, title_line, line, level_of(c));
+                    i += 1;
+                    continue;
+                }
+            }
+            if is_separator(t) {
+                self.flush(unit.take());
+                self.brk();
+                self.last_colon = false;
+                i += 1;
+                continue;
+            }
+            let in_list = unit.as_ref().is_some_and(|u| u.item);
+            let list_may_start = unit.is_none() || in_list || self.last_colon;
+            match marker(t) {
+                Some((kind, at)) if kind == Marker::Bullet || list_may_start => {
+                    self.flush(unit.take());
+                    unit = Some(self.start_unit(line, at));
+                }
+                _ => match unit.as_mut() {
+                    Some(u) => self.push_line(u, line),
+                    None => unit = Some(self.start_unit(line, 0)),
+                },
+            }
+            self.last_colon = t.ends_with(':');
+            i += 1;
+        }
+        self.flush(unit);
+    }
+
+    fn flush_quote(&mut self, u: Unit) {
+        if u.prose.is_blank() {
+            return;
+        }
+        self.out.push(Block::Prose {
+            span: u.span,
+            prose: u.prose,
+            attach: true,
+            item: false,
+        });
+        self.last_code = false;
+    }
+
+    /// A unit starting at `line`; `at` is the byte (of the trimmed line) where an item's text
+    /// starts, 0 for prose.
+    fn start_unit(&self, line: Line, at: usize) -> Unit {
+        let tl = line.trimmed(self.src);
+        let text_start = (tl.start + at).min(tl.end);
+        let text_col = line.indent(self.src)
+            + self
+                .src
+                .get(tl.start..text_start)
+                .map_or(0, |s| s.chars().count());
+        let mut prose = ProseText::new();
+        prose.push_source(self.src, Span::new(text_start, tl.end));
+        Unit {
+            span: Span::new(tl.start, tl.end),
+            prose,
+            item: at > 0,
+            text_col,
+        }
+    }
+
+    fn push_line(&self, u: &mut Unit, line: Line) {
+        let tl = line.trimmed(self.src);
+        if !u.prose.text().is_empty() {
+            u.prose.push_space(Span::new(u.span.end, tl.start));
+        }
+        u.prose.push_source(self.src, Span::new(tl.start, tl.end));
+        u.span = u.span.cover(Span::new(tl.start, tl.end));
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::text::{parse, Format};
+    use super::*;
+    use crate::text::{parse, Document, Format};
+    use proptest::prelude::*;
+
+    fn doc(src: &str) -> Document {
+        parse(src, Format::Plain)
+    }
+
+    fn sentences(src: &str) -> Vec<Vec<String>> {
+        doc(src)
+            .paragraphs()
+            .map(|p| p.sentences.iter().map(|s| s.text.clone()).collect())
+            .collect()
+    }
+
+    fn headings(src: &str) -> Vec<(String, u8)> {
+        doc(src)
+            .sections
+            .iter()
+            .filter_map(|s| s.heading.as_ref().map(|h| (h.title.clone(), h.level)))
+            .collect()
+    }
+
+    fn v(items: &[&[&str]]) -> Vec<Vec<String>> {
+        items
+            .iter()
+            .map(|p| p.iter().map(|s| s.to_string()).collect())
+            .collect()
+    }
 
     #[test]
     fn blank_lines_separate_paragraphs() {
@@ -55,5 +622,212 @@ mod tests {
         assert_eq!(paras[0].sentences.len(), 3);
         assert_eq!(paras[0].sentences[1].text, "Still one.");
         assert_eq!(paras[1].sentences[0].span.slice(src), "Next para.");
+    }
+
+    /// In the style of GNU `INSTALL` and similar plain-text manuals.
+    const GNU: &str = "Installation Instructions\n*************************\n\nBasic Installation\n==================\n\n   Briefly, the shell command `./configure && make && make install'\nshould configure, build, and install this package.  The following\nmore-detailed instructions are generic.\n\n   The simplest way to compile this package is:\n\n  1. `cd' to the directory containing the package's source code and type\n     `./configure' to configure the package for your system.\n\n  2. Type `make' to compile the package.\n\nCompilers and Options\n---------------------\n\n   You can give `configure' initial values for configuration parameters\nby setting variables in the command line or in the environment.  Here\nis an example:\n\n        ./configure CC=c99 CFLAGS=-g LIBS=-lposix\n\n   *Note Defining Variables::, for more details.\n";
+
+    #[test]
+    fn gnu_manual_headings_lists_and_examples() {
+        assert_eq!(
+            headings(GNU),
+            vec![
+                ("Installation Instructions".to_string(), 3),
+                ("Basic Installation".to_string(), 1),
+                ("Compilers and Options".to_string(), 2)
+            ]
+        );
+        let s = sentences(GNU);
+        assert_eq!(
+            s[0],
+            vec![
+                "Briefly, the shell command `./configure && make && make install' should configure, build, and install this package.",
+                "The following more-detailed instructions are generic."
+            ]
+        );
+        assert_eq!(
+            s[1],
+            vec![
+                "The simplest way to compile this package is:",
+                "`cd' to the directory containing the package's source code and type `./configure' to configure the package for your system.",
+                "Type `make' to compile the package."
+            ]
+        );
+        // The example command line is skipped; the note after it stands apart.
+        assert_eq!(s.len(), 4);
+        assert!(!s.iter().flatten().any(|t| t.contains("CFLAGS")));
+        let d = doc(GNU);
+        let last = d.sections[2].paragraphs.last().map(|p| p.after_block);
+        assert_eq!(last, Some(true));
+    }
+
+    #[test]
+    fn standalone_numbered_and_capital_headings() {
+        let src = "INTRODUCTION\n\nSome text here. More text.\n\n2. Overview\n\nThe overview.\n\n2.1 Goals\n\nThe goals.\n\nChapter 3\n\nA chapter.\n\nSection 4.1 Limits of the method\n\nThe limits.\n\nNot a heading because it ends.\n\nShort line that is prose\nbecause it has two lines.\n";
+        assert_eq!(
+            headings(src),
+            vec![
+                ("INTRODUCTION".to_string(), 1),
+                ("2. Overview".to_string(), 1),
+                ("2.1 Goals".to_string(), 2),
+                ("Chapter 3".to_string(), 1),
+                ("Section 4.1 Limits of the method".to_string(), 2)
+            ]
+        );
+        // Consecutive numbered lines are a list.
+        let src = "Steps:\n\n1. Download it\n\n2. Install it\n";
+        assert!(headings(src).is_empty());
+        assert_eq!(
+            sentences(src),
+            v(&[&["Steps:", "Download it", "Install it"]])
+        );
+        // Manual-page style: a capital heading over indented text.
+        let src = "NAME\n       ls - list directory contents\n\nDESCRIPTION\n       List information about the FILEs.\n";
+        assert_eq!(
+            headings(src),
+            vec![("NAME".to_string(), 1), ("DESCRIPTION".to_string(), 1)]
+        );
+    }
+
+    #[test]
+    fn bullets_attach_and_separators_break() {
+        let src = "The options are:\n- fast mode,\n  on two lines\n* slow mode\n\u{2022} no mode\n\nIn 1984 the count was\n12. That is prose.\n\n                * * *\n\nAfter the break.\n\u{c}\nNew page.\n";
+        let d = doc(src);
+        let paras: Vec<_> = d.paragraphs().collect();
+        assert_eq!(
+            paras[0]
+                .sentences
+                .iter()
+                .map(|s| s.text.as_str())
+                .collect::<Vec<_>>(),
+            vec![
+                "The options are:",
+                "fast mode, on two lines",
+                "slow mode",
+                "no mode"
+            ]
+        );
+        assert_eq!(paras[0].own_sentences, 1);
+        assert_eq!(paras[1].sentences[0].text, "In 1984 the count was 12.");
+        assert!(paras[2].after_block);
+        assert!(paras[3].after_block);
+        let items: Vec<_> = blocks(src)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Prose {
+                    span, item: true, ..
+                } => Some(span.slice(src).to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(items[0], "- fast mode,\n  on two lines");
+    }
+
+    #[test]
+    fn indented_code_and_quotes() {
+        let src = "Run this:\n\n    make install\n    make check\n\nThen read it.\n\n    A quoted passage reads as prose.\n\nBack.\n\n\tint main() { return 0; }\n";
+        assert_eq!(
+            sentences(src),
+            v(&[
+                &["Run this:"],
+                &["Then read it.", "A quoted passage reads as prose."],
+                &["Back."]
+            ])
+        );
+        // A paragraph whose first line alone is indented is prose.
+        let src = "    It was a dark night\nand the rain fell.\n";
+        assert_eq!(
+            sentences(src),
+            v(&[&["It was a dark night and the rain fell."]])
+        );
+        // A document indented throughout (RFC style) is read at its own indentation.
+        let src = "   STATUS OF THIS MEMO\n\n   This document is prose.  It is\n   indented by three.\n\n        $ cmd --flag\n";
+        assert_eq!(
+            sentences(src),
+            v(&[&["This document is prose.", "It is indented by three."]])
+        );
+    }
+
+    #[test]
+    fn spans_are_exact() {
+        let src = "Title\n-----\n\n- item one. Two.\n";
+        let d = doc(src);
+        let h = d.sections[0].heading.as_ref().map(|h| h.span.slice(src));
+        assert_eq!(h, Some("Title\n-----"));
+        let s: Vec<_> = d.sentences().map(|s| s.span.slice(src)).collect();
+        assert_eq!(s, vec!["item one.", "Two."]);
+    }
+
+    fn check_spans(src: &str) {
+        for b in blocks(src) {
+            let span = match &b {
+                Block::Heading { span, .. } | Block::Prose { span, .. } => *span,
+                Block::DisableNext { span } => *span,
+                Block::Break => continue,
+            };
+            assert!(src.get(span.range()).is_some(), "block span {span:?}");
+        }
+        let mut last_end = 0;
+        for s in doc(src).sentences() {
+            let span = s.span;
+            assert!(src.get(span.range()).is_some(), "sentence span {span:?}");
+            assert!(!span.is_empty());
+            assert!(
+                span.start >= last_end,
+                "{span:?} overlaps the sentence before"
+            );
+            last_end = span.end;
+        }
+    }
+
+    fn plainish() -> impl Strategy<Value = String> {
+        let tokens = prop::sample::select(vec![
+            "\n",
+            "\r\n",
+            "\n\n",
+            " ",
+            "    ",
+            "\t",
+            "\u{c}",
+            "=====",
+            "-----",
+            "~~~",
+            "* * *",
+            "- ",
+            "* ",
+            "o ",
+            "1. ",
+            "2) ",
+            "(a) ",
+            "a) ",
+            "12. ",
+            "Chapter 3",
+            "2.1 Goals",
+            "INTRO",
+            "word",
+            "Word.",
+            ":",
+            "$ make",
+            "f()",
+            "{",
+            "é",
+            "日本",
+            "\u{301}",
+            "\u{feff}",
+            "\u{2022} ",
+        ]);
+        prop::collection::vec(tokens, 0..64).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_on_arbitrary_strings(src in "\\PC*") {
+            check_spans(&src);
+        }
+
+        #[test]
+        fn never_panics_on_plainish_strings(src in plainish()) {
+            check_spans(&src);
+        }
     }
 }

@@ -17,7 +17,7 @@ M.defaults = {
   -- The command that starts the server (a list, or a function as in `:help vim.lsp.Config`).
   cmd = { 'segue', 'serve' },
   -- Filetypes the server attaches to.
-  filetypes = { 'markdown', 'tex', 'plaintex', 'text' },
+  filetypes = { 'markdown', 'rst', 'tex', 'plaintex', 'text' },
   -- Markers of a project root, nearest first in this order (segue.toml wins over .git).
   root_markers = { 'segue.toml', '.git' },
   -- The contents of the `segue` settings object: formats, sensitivity, severity, tier, device,
