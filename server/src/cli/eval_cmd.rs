@@ -472,7 +472,16 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
                 // Documents in parallel, results in document order.
                 let chunks: Vec<(Vec<DocResult>, Vec<ListedFinding>)> = (0..docs.len())
                     .into_par_iter()
-                    .map(|i| prose_doc(s.as_ref(), &docs, i, &calibration, args.seed))
+                    .map(|i| {
+                        prose_doc(
+                            s.as_ref(),
+                            &docs,
+                            i,
+                            &calibration,
+                            args.copies.max(1),
+                            args.seed,
+                        )
+                    })
                     .collect();
                 let mut results = Vec::new();
                 let mut listed = Vec::new();

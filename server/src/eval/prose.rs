@@ -9,13 +9,14 @@
 //!   `tests/prose/judged.tsv`);
 //! - **planted units**: the same document with one foreign sentence (inside a paragraph, between
 //!   two of its sentences) or one foreign paragraph (between two paragraphs of a section), taken
-//!   from a document of *another genre*. A planted unit counts as caught when a finding of its
-//!   level is reported on it or on the transition out of it.
+//!   from a document of *another genre*, in as many copies as asked (`--copies`). A planted unit
+//!   counts as caught when a finding of its level is reported on it or on the transition out of
+//!   it.
 //!
 //! Planting edits the source text, so the planted copy goes through the real parser like any file.
 
 use crate::score::analysis::sentence_units;
-use crate::score::analysis::{analyze, paragraph_pairs, paragraph_units, sentence_pairs};
+use crate::score::analysis::{analyze, paragraph_pairs, paragraph_units, sentence_pairs, Analysis};
 use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
 use crate::score::{Level, Scorer};
 use crate::text::{parse, Document, Ending, Format, LineIndex, Span};
@@ -131,10 +132,10 @@ pub struct DocResult {
     pub words: usize,
     /// Findings on the document as published.
     pub findings: usize,
-    /// Whether a planted sentence was caught (`None`: no place to plant one).
-    pub planted_sentence: Option<bool>,
-    /// Whether a planted paragraph was caught (`None`: no place to plant one).
-    pub planted_paragraph: Option<bool>,
+    /// Planted sentences (one per copy, where there is a place) and how many were caught.
+    pub planted_sentences: (usize, usize),
+    /// Planted paragraphs and how many were caught.
+    pub planted_paragraphs: (usize, usize),
 }
 
 /// One row of the summary: a group of documents (all, a genre, a format) at one sensitivity.
@@ -192,12 +193,13 @@ pub fn prose_test(
     scorer: &dyn Scorer,
     docs: &[ProseDoc],
     calibration: &Calibration,
+    copies: usize,
     seed: u64,
 ) -> (Vec<DocResult>, Vec<ListedFinding>) {
     let mut results = Vec::new();
     let mut listed = Vec::new();
     for i in 0..docs.len() {
-        let (r, l) = prose_doc(scorer, docs, i, calibration, seed);
+        let (r, l) = prose_doc(scorer, docs, i, calibration, copies, seed);
         results.extend(r);
         listed.extend(l);
     }
@@ -211,6 +213,7 @@ pub fn prose_doc(
     docs: &[ProseDoc],
     i: usize,
     calibration: &Calibration,
+    copies: usize,
     seed: u64,
 ) -> (Vec<DocResult>, Vec<ListedFinding>) {
     let mut results = Vec::new();
@@ -220,17 +223,19 @@ pub fn prose_doc(
         let words = parsed.word_count();
         let analysis = analyze(&parsed, scorer);
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9));
-        let donor = donor_for(docs, i, &mut rng);
-        let planted_s = donor.and_then(|d| plant(doc, d, Level::Sentence, &mut rng));
-        let planted_p = donor.and_then(|d| plant(doc, d, Level::Paragraph, &mut rng));
-        let analyse_planted = |p: &Option<(String, Span)>| {
-            p.as_ref().map(|(text, span)| {
-                let d = parse(text, doc.format);
-                (analyze(&d, scorer), *span)
-            })
-        };
-        let planted_s = analyse_planted(&planted_s);
-        let planted_p = analyse_planted(&planted_p);
+        // Each copy plants one unit from a document of another genre, then goes through the
+        // parser and the scorer like any file.
+        let mut planted: Vec<(Level, Analysis, Span)> = Vec::new();
+        for _ in 0..copies {
+            for level in [Level::Sentence, Level::Paragraph] {
+                let Some(donor) = donor_for(docs, i, &mut rng) else {
+                    continue;
+                };
+                if let Some((text, span)) = plant(doc, donor, level, &mut rng) {
+                    planted.push((level, analyze(&parse(&text, doc.format), scorer), span));
+                }
+            }
+        }
         let mut seen: Vec<Span> = Vec::new();
         for sensitivity in Sensitivity::ALL {
             let found = findings(&analysis, calibration, sensitivity);
@@ -240,12 +245,18 @@ pub fn prose_doc(
                     listed.push(listing(doc, scorer.name(), sensitivity, f));
                 }
             }
-            let caught = |p: &Option<(crate::score::analysis::Analysis, Span)>, level| {
-                p.as_ref().map(|(a, span)| {
-                    findings(a, calibration, sensitivity).iter().any(|f| {
-                        f.level == level && (overlaps(f.to, *span) || overlaps(f.from, *span))
+            let tally = |level: Level| {
+                let at_level: Vec<&(Level, Analysis, Span)> =
+                    planted.iter().filter(|(l, _, _)| *l == level).collect();
+                let caught = at_level
+                    .iter()
+                    .filter(|(_, a, span)| {
+                        findings(a, calibration, sensitivity).iter().any(|f| {
+                            f.level == level && (overlaps(f.to, *span) || overlaps(f.from, *span))
+                        })
                     })
-                })
+                    .count();
+                (at_level.len(), caught)
             };
             results.push(DocResult {
                 id: doc.id.clone(),
@@ -254,8 +265,8 @@ pub fn prose_doc(
                 sensitivity,
                 words,
                 findings: found.len(),
-                planted_sentence: caught(&planted_s, Level::Sentence),
-                planted_paragraph: caught(&planted_p, Level::Paragraph),
+                planted_sentences: tally(Level::Sentence),
+                planted_paragraphs: tally(Level::Paragraph),
             });
         }
     }
@@ -403,20 +414,20 @@ pub fn summarize(scorer: &str, results: &[DocResult]) -> Vec<ProseRow> {
         .map(|((group, sensitivity), rs)| {
             let words: usize = rs.iter().map(|r| r.words).sum();
             let findings: usize = rs.iter().map(|r| r.findings).sum();
-            let rate = |f: fn(&DocResult) -> Option<bool>| {
-                let planted: Vec<bool> = rs.iter().filter_map(|r| f(r)).collect();
-                let caught = planted.iter().filter(|c| **c).count();
+            let rate = |f: fn(&DocResult) -> (usize, usize)| {
+                let planted: usize = rs.iter().map(|r| f(r).0).sum();
+                let caught: usize = rs.iter().map(|r| f(r).1).sum();
                 (
-                    planted.len(),
-                    if planted.is_empty() {
+                    planted,
+                    if planted == 0 {
                         0.0
                     } else {
-                        caught as f64 / planted.len() as f64
+                        caught as f64 / planted as f64
                     },
                 )
             };
-            let (sentences_planted, sentence_recall) = rate(|r| r.planted_sentence);
-            let (paragraphs_planted, paragraph_recall) = rate(|r| r.planted_paragraph);
+            let (sentences_planted, sentence_recall) = rate(|r| r.planted_sentences);
+            let (paragraphs_planted, paragraph_recall) = rate(|r| r.planted_paragraphs);
             ProseRow {
                 scorer: scorer.to_string(),
                 group,
@@ -506,7 +517,7 @@ mod tests {
             doc("essay", "a.md", "Cats purr when they are content. Cats sleep most of the day. Cats hunt at night.\n\nCats like warm places. Cats groom their fur often.\n"),
             doc("manual", "b.txt", "The compiler reads every source file twice before it links them. The compiler checks types.\n\nThe linker then writes one binary. It strips the symbols first.\n"),
         ];
-        let (results, _) = prose_test(&Tier0::trained(), &docs, &Calibration::shipped(), 7);
+        let (results, _) = prose_test(&Tier0::trained(), &docs, &Calibration::shipped(), 2, 7);
         assert_eq!(results.len(), 2 * Sensitivity::ALL.len());
         let rows = summarize("tier0", &results);
         let all = rows

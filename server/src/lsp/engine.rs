@@ -32,6 +32,7 @@ use crate::score::analysis::{
     unit_link, Analysis, Figures, Transition, UnitRef, Whole,
 };
 use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
+use crate::score::novelty::novelty;
 use crate::score::{Level, Pairwise, Reason, Scorer, Unit};
 use crate::text::{parse, Document, Format, LineIndex};
 use std::collections::hash_map::DefaultHasher;
@@ -568,6 +569,7 @@ fn transitions(
     scores: Vec<(f64, Reason)>,
     intrusion: Option<&[Option<f64>]>,
 ) -> Vec<Transition> {
+    let novelty = novelty(units);
     // `scores` holds the adjacent pairs first, then the skip pairs in `skip_pairs` order.
     let skips: Vec<(usize, f64)> = skip_pairs(pairs)
         .into_iter()
@@ -590,6 +592,7 @@ fn transitions(
                 skip: None,
                 intrusion: intrusion.and_then(|v| v.get(b).copied().flatten()),
                 link: units.get(b).and_then(|u| unit_link(u)),
+                novelty: novelty.get(b).copied().flatten(),
             })
         })
         .collect();

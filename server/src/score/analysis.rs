@@ -5,6 +5,7 @@
 //! paragraph transitions are scored inside each section.
 
 use super::cues::{explicit_link, Cue};
+use super::novelty::novelty;
 use super::{Level, Reason, Scorer, Unit};
 use crate::text::{Document, Ending, Span};
 
@@ -47,6 +48,9 @@ pub struct Transition {
     /// The explicit link with which `to` opens (a connective, an anaphor, a demonstrative:
     /// [`explicit_link`]), if any: the writer marked how it follows on.
     pub link: Option<Cue>,
+    /// The novelty of `to` ([`super::novelty`]): the share of its content words that no other
+    /// unit of the document uses; `None` for units too short to tell.
+    pub novelty: Option<f64>,
 }
 
 /// All transitions of a document under one scorer.
@@ -307,6 +311,7 @@ fn scored(
     table: &dyn super::Pairwise,
 ) -> Vec<Transition> {
     let intrusion = table.intrusion();
+    let novelty = novelty(units);
     let mut out: Vec<Transition> = pairs
         .iter()
         .map(|&(a, b)| Transition {
@@ -319,6 +324,7 @@ fn scored(
             skip: None,
             intrusion: intrusion.as_ref().and_then(|v| v.get(b).copied().flatten()),
             link: units.get(b).and_then(|u| unit_link(u)),
+            novelty: novelty.get(b).copied().flatten(),
         })
         .collect();
     for (k, (a, c)) in skip_pairs(pairs) {

@@ -64,6 +64,20 @@ impl Sensitivity {
         }
     }
 
+    /// The novelty ([`super::novelty`]) at which a unit weakly joined to the one before it is
+    /// out of place by its words alone. Measured on the dev part of the real-prose corpus
+    /// (`segue eval --task prose`).
+    pub fn foreign_novelty(self, level: Level) -> f64 {
+        match (level, self) {
+            (Level::Sentence, Sensitivity::Low) => 0.7,
+            (Level::Sentence, Sensitivity::Medium) => 0.55,
+            (Level::Sentence, Sensitivity::High) => 0.45,
+            (Level::Paragraph, Sensitivity::Low) => 0.6,
+            (Level::Paragraph, Sensitivity::Medium) => 0.45,
+            (Level::Paragraph, Sensitivity::High) => 0.35,
+        }
+    }
+
     /// How many robust spreads below the document median a transition must fall.
     pub fn spreads(self) -> f64 {
         match self {
@@ -296,10 +310,26 @@ fn findings_at(
             // anaphor, a demonstrative or quoted speech leans on what comes before): not an
             // intrusion.
             let marked = t.link.is_some();
+            let novelty = t.novelty.unwrap_or(0.0);
+            // The scorer's verdicts count only for a unit whose words are partly new to the
+            // document: a unit that reuses the document's vocabulary belongs to it.
+            let novel = novelty >= novelty_gate(analysis.tier);
+            // A unit whose words are mostly new to the document, weakly joined to the unit
+            // before it, is out of place whatever the scorer's other verdicts.
+            if !t.disabled
+                && !marked
+                && previous_weak != Some(t.from.span)
+                && novelty >= sensitivity.foreign_novelty(level)
+                && t.score < centre
+            {
+                out.push(foreign(t, novelty, doc_median, floor, analysis.scorer));
+                previous_weak = Some(t.to.span);
+                continue;
+            }
             if let (Some(score), Some(threshold)) = (t.intrusion, intrusion_threshold) {
                 // The scorer's intrusion model judges whether `to` belongs, in place of the fixed
                 // interruption rule.
-                if !t.disabled && !marked && score >= threshold {
+                if !t.disabled && !marked && novel && score >= threshold {
                     if previous_weak != Some(t.from.span) {
                         out.push(intruding(
                             t,
@@ -316,6 +346,7 @@ fn findings_at(
             } else if let (Some(skip), Some(next)) = (t.skip, next) {
                 if !t.disabled
                     && !marked
+                    && novel
                     && interrupts(t.score, next.score, skip, centre, sensitivity)
                 {
                     if previous_weak != Some(t.from.span) {
@@ -335,7 +366,7 @@ fn findings_at(
             }
             // A unit that opens with an explicit link (a connective, an anaphor, a demonstrative)
             // says how it follows on, whatever words it shares.
-            let weak = t.score < floor && t.score < cutoff && t.link.is_none();
+            let weak = t.score < floor && t.score < cutoff && t.link.is_none() && novel;
             if weak && !t.disabled && previous_weak != Some(t.from.span) {
                 out.push(finding(t, doc_median, floor, analysis.scorer));
             }
@@ -395,6 +426,30 @@ fn intruding(
         "This {unit} seems out of place: it stands apart from the text around it ({around}; \
          intrusion score {intrusion:.2}); it {} (document median {median:.2})",
         t.reason.describe(&format!("the {unit} before it")),
+    );
+    finding_on(t, median, floor, scorer, message)
+}
+
+/// The least novelty ([`super::novelty`]) a unit needs for the scorer's verdicts (weak,
+/// interrupting, out of place) to be reported on it: tier 1 scorers see meaning beyond shared
+/// words, so they need less. Measured on the dev part of the real-prose corpus
+/// (`segue eval --task prose`).
+fn novelty_gate(tier: u8) -> f64 {
+    if tier >= 1 {
+        0.2
+    } else {
+        0.3
+    }
+}
+
+/// The finding on a unit most of whose words appear nowhere else in the document.
+fn foreign(t: &Transition, novelty: f64, median: f64, floor: f64, scorer: &'static str) -> Finding {
+    let (unit, _) = unit_names(t.level);
+    let message = format!(
+        "This {unit} seems out of place: {:.0} % of its content words appear nowhere else in the          document, and it {} (score {:.2}, document median {median:.2})",
+        novelty * 100.0,
+        t.reason.describe(&format!("the {unit} before it")),
+        t.score,
     );
     finding_on(t, median, floor, scorer, message)
 }

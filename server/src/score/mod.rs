@@ -18,6 +18,7 @@ pub mod findings;
 pub mod intrusion;
 pub mod lexical;
 pub mod logistic;
+pub mod novelty;
 pub mod precedence;
 pub mod registry;
 pub mod tier0;
