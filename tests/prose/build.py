@@ -665,7 +665,8 @@ def build(out: Path, cache: Path, write_manifest: bool, write_slice: bool) -> in
         for r in rows:
             if r["slice"] == "yes":
                 src = out / r["split"] / r["genre"] / f"{r['id']}{EXT[r['format']]}"
-                shutil.copyfile(src, SLICE_DIR / src.name)
+                (SLICE_DIR / r["genre"]).mkdir(exist_ok=True)
+                shutil.copyfile(src, SLICE_DIR / r["genre"] / src.name)
         print(f"wrote {SLICE_DIR}", file=sys.stderr)
     print(table(rows), file=sys.stderr)
     for w in warnings:

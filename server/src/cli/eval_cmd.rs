@@ -19,6 +19,7 @@ use crate::score::findings::Calibration;
 use crate::score::{Level, Scorer};
 use anyhow::{bail, Context};
 use serde_json::json;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -448,6 +449,8 @@ pub fn train(args: TrainArgs) -> anyhow::Result<u8> {
 
 /// `segue eval --task prose`: findings on a folder of real documents.
 fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
     let mut docs = read_prose_corpus(&args.data)?;
     if let Some(n) = args.limit {
         docs.truncate(n);
@@ -510,21 +513,21 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
         .collect();
     if args.json {
         let documents: Vec<&DocResult> = per_scorer.iter().flat_map(|(r, _)| r).collect();
-        let out = json!({"task": "prose", "documents": docs.len(), "results": rows, "per_document": documents});
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        let json_out = json!({"task": "prose", "documents": docs.len(), "results": rows, "per_document": documents});
+        writeln!(out, "{}", serde_json::to_string_pretty(&json_out)?)?;
         return Ok(0);
     }
-    println!(
+    writeln!(out, 
         "prose, {} documents, seed {}: findings per 1,000 words of published prose; planted foreign units caught (%)",
         docs.len(),
         args.seed
-    );
-    println!(
+    )?;
+    writeln!(out, 
         "{:<10}{:<22}{:<8}{:>6}{:>9}{:>6}{:>8}{:>13}{:>13}",
         "scorer", "group", "sens.", "docs", "words", "finds", "/1000w", "sentence %", "paragraph %"
-    );
+    )?;
     for r in rows {
-        println!(
+        writeln!(out, 
             "{:<10}{:<22}{:<8}{:>6}{:>9}{:>6}{:>8.2}{:>8.1} /{:>3}{:>8.1} /{:>3}",
             r.scorer,
             r.group,
@@ -537,13 +540,15 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
             r.sentences_planted,
             r.paragraph_recall * 100.0,
             r.paragraphs_planted
-        );
+        )?;
     }
     Ok(0)
 }
 
 /// `segue eval --task reorder`: reorder verdicts on a folder of real documents.
 fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
     let mut docs = read_prose_corpus(&args.data)?;
     if let Some(n) = args.limit {
         docs.truncate(n);
@@ -599,17 +604,17 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
         write_atomically(path, &(serde_json::to_string_pretty(&margins)? + "\n"))?;
     }
     if args.json {
-        let out = json!({"task": "reorder", "documents": docs.len(), "results": rows});
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        let json_out = json!({"task": "reorder", "documents": docs.len(), "results": rows});
+        writeln!(out, "{}", serde_json::to_string_pretty(&json_out)?)?;
         return Ok(0);
     }
-    println!(
+    writeln!(out, 
         "reorder, {} documents, {} shuffled copies per container, seed {}: proposals on untouched and shuffled containers (%); among proposals on shuffled copies, exact and closer-to-the-author (%), all / up to 6 units; mean Kendall tau shuffled -> after",
         docs.len(),
         args.copies.max(1),
         args.seed
-    );
-    println!(
+    )?;
+    writeln!(out, 
         "{:<10}{:<10}{:>6}{:>8}{:>11}{:>10}{:>8}{:>8}{:>9}{:>10}{:>15}",
         "scorer",
         "level",
@@ -622,9 +627,9 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
         "exact≤6",
         "closer≤6",
         "tau"
-    );
+    )?;
     for r in rows {
-        println!(
+        writeln!(out, 
             "{:<10}{:<10}{:>6}{:>8.3}{:>11.1}{:>10.1}{:>8.1}{:>8.1}{:>9.1}{:>10.1}{:>8.2} → {:.2}",
             r.scorer,
             r.level.name(),
@@ -638,7 +643,7 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
             r.closer_rate_small * 100.0,
             r.tau_shuffled,
             r.tau_after
-        );
+        )?;
     }
     Ok(0)
 }

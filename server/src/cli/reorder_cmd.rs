@@ -229,3 +229,51 @@ pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
         .with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::order::reorder::{propose, Change, Container};
+    use crate::score::lexical::Lexical;
+    use crate::text::{parse, Format};
+
+    /// A real multi-section document (the committed slice of the real-prose corpus).
+    const CLICK_WHY: &str = include_str!("../../../tests/prose/slice/essay/click-why.md");
+
+    #[test]
+    fn several_sections_reorder_in_one_rewrite() {
+        let doc = parse(CLICK_WHY, Format::Markdown);
+        // Every section with at least two paragraphs gets a proposal that reverses them.
+        let proposals: Vec<Proposal> = (0..doc.sections.len())
+            .filter_map(|s| propose(&doc, CLICK_WHY, Container::Section(s), &Lexical::plain()))
+            .map(|mut p| {
+                p.order = (0..p.spans.len()).rev().collect();
+                p.change = Change::Reorder;
+                p
+            })
+            .collect();
+        assert!(proposals.len() >= 3, "{} proposals", proposals.len());
+        let text = rewrite(CLICK_WHY, &proposals).expect("a whole-file rewrite");
+        assert_eq!(text.len(), CLICK_WHY.len());
+        let mut before: Vec<char> = CLICK_WHY.chars().collect();
+        let mut after: Vec<char> = text.chars().collect();
+        before.sort_unstable();
+        after.sort_unstable();
+        assert_eq!(before, after, "only a permutation");
+        // Written atomically and read back, then reversed again: the original comes back.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("why.md");
+        write_atomically(&path, &text).unwrap();
+        let written = std::fs::read_to_string(&path).unwrap();
+        let doc2 = parse(&written, Format::Markdown);
+        let back: Vec<Proposal> = proposals
+            .iter()
+            .filter_map(|p| propose(&doc2, &written, p.container, &Lexical::plain()))
+            .map(|mut p| {
+                p.order = (0..p.spans.len()).rev().collect();
+                p
+            })
+            .collect();
+        assert_eq!(rewrite(&written, &back).unwrap(), CLICK_WHY);
+    }
+}

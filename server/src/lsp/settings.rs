@@ -238,7 +238,14 @@ impl SettingsStore {
         } else {
             None
         };
-        let order_scorer = scorer.clone();
+        // The judge of reorders: the scorer the user named, else the best one loaded for the tier.
+        let order_scorer = if config.scorer.is_none() && config.tier != TierChoice::Builtin {
+            self.scorers
+                .get(registry::default_order_scorer(&self.scorers))
+                .unwrap_or_else(|| scorer.clone())
+        } else {
+            scorer.clone()
+        };
         (
             Resolved {
                 config,

@@ -352,6 +352,100 @@ mod tests {
     use crate::score::lexical::Lexical;
     use crate::text::{parse, Format};
 
+    /// The judged sentence transitions of `src`, as (from, to) source texts.
+    fn judged_sentences(src: &str, format: Format) -> Vec<(String, String)> {
+        let doc = parse(src, format);
+        let (refs, _) = sentence_units(&doc);
+        sentence_pairs(&doc, &refs)
+            .into_iter()
+            .map(|(a, b)| {
+                (
+                    refs[a].0.span.slice(src).to_string(),
+                    refs[b].0.span.slice(src).to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn judged_paragraphs(src: &str, format: Format) -> Vec<(String, String)> {
+        let doc = parse(src, format);
+        let (refs, _) = paragraph_units(&doc);
+        paragraph_pairs(&doc, &refs)
+            .into_iter()
+            .map(|(a, b)| {
+                let first = |i: usize| {
+                    let s = refs[i].0.span.slice(src);
+                    s.split('.').next().unwrap_or(s).to_string()
+                };
+                (first(a), first(b))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn list_items_are_not_prose_transitions() {
+        // A changelog entry, as in a real README.
+        let src = "## 2.1.0\n\nThis release fixes two bugs. It also adds a flag.\n\n- Fix the parser on empty input. (#7436)\n- Add `--quiet`. Thanks to @someone.\n";
+        let judged = judged_sentences(src, Format::Markdown);
+        assert_eq!(
+            judged,
+            vec![(
+                "This release fixes two bugs.".to_string(),
+                "It also adds a flag.".to_string()
+            )]
+        );
+        // A list with no lead-in (a table of contents) is a paragraph of its own, never judged.
+        let toc = "# Guide\n\n- Installation\n- Usage\n\nSegue reads Markdown. It reads LaTeX too.\n";
+        assert!(judged_paragraphs(toc, Format::Markdown).is_empty());
+    }
+
+    #[test]
+    fn a_block_lead_in_is_not_judged_for_the_break_the_block_causes() {
+        let src = "# Routing\n\nFlask routes requests by URL. Would look like this instead:\n\n```python\n@app.route('/')\n```\n\nThe decorator registers the view. Views return responses.\n\nEach view gets its own URL.\n";
+        // "Would look like this instead:" ends in a colon: nothing after it is judged against it.
+        let sentences = judged_sentences(src, Format::Markdown);
+        assert!(
+            sentences.iter().all(|(a, _)| !a.ends_with(':')),
+            "{sentences:?}"
+        );
+        // The paragraph after the code block is not judged against the lead-in; the next one is
+        // judged against it.
+        assert_eq!(
+            judged_paragraphs(src, Format::Markdown),
+            vec![(
+                "The decorator registers the view".to_string(),
+                "Each view gets its own URL".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn a_sentence_a_block_cuts_in_two_joins_its_continuation() {
+        let src = "# Use\n\nCall the function as\n\n```\nf(x)\n```\n\nwhich returns the square of x. That is all.\n\nNext comes a new point.\n";
+        let doc = parse(src, Format::Markdown);
+        assert_eq!(doc.sections[0].paragraphs.len(), 2, "{doc:#?}");
+        let first = &doc.sections[0].paragraphs[0];
+        assert!(first.span.slice(src).contains("f(x)"));
+        // The cut sentence is not judged against its continuation.
+        let sentences = judged_sentences(src, Format::Markdown);
+        assert_eq!(
+            sentences,
+            vec![(
+                "which returns the square of x.".to_string(),
+                "That is all.".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn explicit_links_are_recorded_on_transitions() {
+        let src = "Validation happens on the server. In this case, start validating the input.\n";
+        let doc = parse(src, Format::Plain);
+        let a = analyze(&doc, &Lexical::plain());
+        assert_eq!(a.sentences.len(), 1);
+        assert!(a.sentences[0].link.is_some());
+    }
+
     #[test]
     fn transitions_stay_inside_paragraphs_and_sections() {
         let src = "# A\n\nCats purr. Cats sleep.\n\nDogs bark. Dogs run.\n\n# B\n\nFish swim.\n";

@@ -15,8 +15,13 @@ use crate::model::{shared_encoder, ModelError, ModelOptions};
 use crate::order::model::OrderingModel;
 use std::sync::Arc;
 
-/// The reporting scorer when no model is loaded (and the scorer that judges reorders).
+/// The reporting scorer when no model is loaded (and then also the judge of reorders).
 pub const DEFAULT_SCORER: &str = "tier0";
+/// The judge of reorder proposals when the tier-1 models are loaded: of the judges measured on
+/// the dev part of the real-prose corpus (`segue eval --task reorder`), the one whose proposals
+/// on shuffled sections and paragraphs most often restore the author's order at both levels
+/// (docs/evaluation.md).
+pub const DEFAULT_MODEL_ORDER_SCORER: &str = "tier1";
 /// The reporting scorer when the tier-1 models are loaded: on dev data its findings catch about
 /// twice as many inserted off-topic units as `tier0`'s at the same false-alarm rate
 /// (docs/evaluation.md).
@@ -83,6 +88,16 @@ pub fn add_models(
         Err(e) => log(format!("warning: {e}; the bbscore scorers are left out")),
     }
     Ok(())
+}
+
+/// The default judge of reorders in `set`: [`DEFAULT_MODEL_ORDER_SCORER`] when it is loaded,
+/// else [`DEFAULT_SCORER`].
+pub fn default_order_scorer(set: &ScorerSet) -> &'static str {
+    if set.get(DEFAULT_MODEL_ORDER_SCORER).is_some() {
+        DEFAULT_MODEL_ORDER_SCORER
+    } else {
+        DEFAULT_SCORER
+    }
 }
 
 /// The default reporting scorer of `set`: [`DEFAULT_MODEL_SCORER`] when it is loaded, else
