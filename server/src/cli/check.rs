@@ -116,7 +116,10 @@ pub fn reporting_scorer(set: &ScorerSet, name: Option<&str>) -> anyhow::Result<A
 /// The scorer that judges reorders: `name`, by default the best one loaded
 /// ([`registry::default_order_scorer`]; the language server's code actions use the same default).
 pub fn order_scorer(set: &ScorerSet, name: Option<&str>) -> anyhow::Result<Arc<dyn Scorer>> {
-    named_scorer(set, name.unwrap_or_else(|| registry::default_order_scorer(set)))
+    named_scorer(
+        set,
+        name.unwrap_or_else(|| registry::default_order_scorer(set)),
+    )
 }
 
 fn named_scorer(set: &ScorerSet, name: &str) -> anyhow::Result<Arc<dyn Scorer>> {

@@ -522,12 +522,14 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
         docs.len(),
         args.seed
     )?;
-    writeln!(out, 
+    writeln!(
+        out,
         "{:<10}{:<22}{:<8}{:>6}{:>9}{:>6}{:>8}{:>13}{:>13}",
         "scorer", "group", "sens.", "docs", "words", "finds", "/1000w", "sentence %", "paragraph %"
     )?;
     for r in rows {
-        writeln!(out, 
+        writeln!(
+            out,
             "{:<10}{:<22}{:<8}{:>6}{:>9}{:>6}{:>8.2}{:>8.1} /{:>3}{:>8.1} /{:>3}",
             r.scorer,
             r.group,
@@ -614,7 +616,8 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
         args.copies.max(1),
         args.seed
     )?;
-    writeln!(out, 
+    writeln!(
+        out,
         "{:<10}{:<10}{:>6}{:>8}{:>11}{:>10}{:>8}{:>8}{:>9}{:>10}{:>15}",
         "scorer",
         "level",
@@ -629,7 +632,8 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
         "tau"
     )?;
     for r in rows {
-        writeln!(out, 
+        writeln!(
+            out,
             "{:<10}{:<10}{:>6}{:>8.3}{:>11.1}{:>10.1}{:>8.1}{:>8.1}{:>9.1}{:>10.1}{:>8.2} → {:.2}",
             r.scorer,
             r.level.name(),

@@ -395,7 +395,8 @@ mod tests {
             )]
         );
         // A list with no lead-in (a table of contents) is a paragraph of its own, never judged.
-        let toc = "# Guide\n\n- Installation\n- Usage\n\nSegue reads Markdown. It reads LaTeX too.\n";
+        let toc =
+            "# Guide\n\n- Installation\n- Usage\n\nSegue reads Markdown. It reads LaTeX too.\n";
         assert!(judged_paragraphs(toc, Format::Markdown).is_empty());
     }
 

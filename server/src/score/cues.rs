@@ -163,6 +163,10 @@ pub fn opening_cue(sentence: &str) -> Option<(Cue, String)> {
 const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("in this case", Cue::Demonstrative),
     ("in that case", Cue::Demonstrative),
+    ("in that spirit", Cue::Demonstrative),
+    ("because of that", Cue::Result),
+    ("for that reason", Cue::Result),
+    ("with that", Cue::Sequence),
     ("in such cases", Cue::Demonstrative),
     ("in this way", Cue::Demonstrative),
     ("to do this", Cue::Demonstrative),
@@ -193,8 +197,9 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("my", Cue::Personal),
 ];
 
-/// Words that point back to something already said when they appear near a sentence's start
-/// ("There are exceptions to *this* rule").
+/// Words that point back to something already said when they appear near a sentence's start:
+/// demonstratives ("There are exceptions to *this* rule") and connectives inside the clause ("It
+/// *also* adds a flag", "The parser is, *however*, slow").
 const POINTERS: &[&str] = &[
     "this",
     "these",
@@ -204,6 +209,13 @@ const POINTERS: &[&str] = &[
     "aforementioned",
     "latter",
     "former",
+    "also",
+    "again",
+    "however",
+    "therefore",
+    "thus",
+    "instead",
+    "otherwise",
 ];
 
 /// How far into a sentence (in words) a pointer still marks a link to what came before.

@@ -240,7 +240,13 @@ pub struct Finding {
     pub scorer: &'static str,
     /// Why the transition is weak.
     pub reason: Reason,
-    /// One-line human message.
+    /// The later unit's intrusion score, when the scorer has an intrusion model.
+    pub intrusion: Option<f64>,
+    /// The later unit's novelty: the share of its content words no other unit of the document
+    /// uses ([`super::novelty`]).
+    pub novelty: Option<f64>,
+    /// One-line human message: what is wrong and what to consider (the numbers are in the
+    /// fields above).
     pub message: String,
 }
 
@@ -322,7 +328,7 @@ fn findings_at(
                 && novelty >= sensitivity.foreign_novelty(level)
                 && t.score < centre
             {
-                out.push(foreign(t, novelty, doc_median, floor, analysis.scorer));
+                out.push(foreign(t, doc_median, floor, analysis.scorer));
                 previous_weak = Some(t.to.span);
                 continue;
             }
@@ -331,14 +337,7 @@ fn findings_at(
                 // interruption rule.
                 if !t.disabled && !marked && novel && score >= threshold {
                     if previous_weak != Some(t.from.span) {
-                        out.push(intruding(
-                            t,
-                            next,
-                            score,
-                            doc_median,
-                            floor,
-                            analysis.scorer,
-                        ));
+                        out.push(intruding(t, doc_median, floor, analysis.scorer));
                     }
                     previous_weak = Some(t.to.span);
                     continue;
@@ -350,14 +349,7 @@ fn findings_at(
                     && interrupts(t.score, next.score, skip, centre, sensitivity)
                 {
                     if previous_weak != Some(t.from.span) {
-                        out.push(interruption(
-                            t,
-                            next,
-                            skip,
-                            doc_median,
-                            floor,
-                            analysis.scorer,
-                        ));
+                        out.push(interruption(t, doc_median, floor, analysis.scorer));
                     }
                     // The way out of the interrupting unit is part of the same finding.
                     previous_weak = Some(t.to.span);
@@ -385,47 +377,21 @@ fn interrupts(into: f64, out: f64, skip: f64, centre: f64, sensitivity: Sensitiv
     best < centre && skip - best >= sensitivity.interruption_margin()
 }
 
-fn interruption(
-    t: &Transition,
-    next: &Transition,
-    skip: f64,
-    median: f64,
-    floor: f64,
-    scorer: &'static str,
-) -> Finding {
+fn interruption(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
     let (unit, units) = unit_names(t.level);
     let message = format!(
-        "This {unit} interrupts the flow: it connects weakly to the {units} on either side (in {:.2}, out {:.2}), \
-         which connect better to each other ({skip:.2}); it {} (document median {median:.2})",
-        t.score,
-        next.score,
-        t.reason.describe(&format!("the {unit} before it")),
+        "This {unit} interrupts the flow: the {units} on either side connect better without it. \
+         Consider moving it, or linking it to both."
     );
     finding_on(t, median, floor, scorer, message)
 }
 
-/// The finding on a unit the intrusion model flags: `t` leads into it, `next` (when in the same
-/// container) out of it.
-fn intruding(
-    t: &Transition,
-    next: Option<&Transition>,
-    intrusion: f64,
-    median: f64,
-    floor: f64,
-    scorer: &'static str,
-) -> Finding {
-    let (unit, units) = unit_names(t.level);
-    let around = match (next, t.skip) {
-        (Some(next), Some(skip)) => format!(
-            "in {:.2}, out {:.2}, while the {units} on either side score {skip:.2} together",
-            t.score, next.score
-        ),
-        _ => format!("in {:.2}", t.score),
-    };
+/// The finding on a unit the intrusion model flags: `t` leads into it.
+fn intruding(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
+    let (unit, _) = unit_names(t.level);
     let message = format!(
-        "This {unit} seems out of place: it stands apart from the text around it ({around}; \
-         intrusion score {intrusion:.2}); it {} (document median {median:.2})",
-        t.reason.describe(&format!("the {unit} before it")),
+        "This {unit} seems out of place: it stands apart from the text around it. Consider \
+         moving it next to related text, or a transition that ties it in."
     );
     finding_on(t, median, floor, scorer, message)
 }
@@ -443,13 +409,11 @@ fn novelty_gate(tier: u8) -> f64 {
 }
 
 /// The finding on a unit most of whose words appear nowhere else in the document.
-fn foreign(t: &Transition, novelty: f64, median: f64, floor: f64, scorer: &'static str) -> Finding {
+fn foreign(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
     let (unit, _) = unit_names(t.level);
     let message = format!(
-        "This {unit} seems out of place: {:.0} % of its content words appear nowhere else in the          document, and it {} (score {:.2}, document median {median:.2})",
-        novelty * 100.0,
-        t.reason.describe(&format!("the {unit} before it")),
-        t.score,
+        "This {unit} seems out of place: most of its words appear nowhere else in the document. \
+         Consider cutting it, or moving it to where its topic is discussed."
     );
     finding_on(t, median, floor, scorer, message)
 }
@@ -463,16 +427,11 @@ fn unit_names(level: Level) -> (&'static str, &'static str) {
 }
 
 fn finding(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
-    let (unit, previous) = match t.level {
-        Level::Sentence => ("sentence", "the sentence before it"),
-        Level::Paragraph => ("paragraph", "the paragraph before it"),
-    };
+    let (unit, _) = unit_names(t.level);
     let message = format!(
-        "Weak {} transition: this {unit} {} (score {:.2}, document median {:.2})",
-        t.level.name(),
-        t.reason.describe(previous),
-        t.score,
-        median
+        "This {unit} does not follow from the one before it: it {}. Consider a transition \
+         that ties it to what came before.",
+        t.reason.describe(&format!("the {unit} before it")),
     );
     finding_on(t, median, floor, scorer, message)
 }
@@ -495,6 +454,8 @@ fn finding_on(
         floor,
         scorer,
         reason: t.reason.clone(),
+        intrusion: t.intrusion,
+        novelty: t.novelty,
         message,
     }
 }
@@ -511,7 +472,11 @@ mod tests {
         let src = "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
                    The cache counts hits on vectors. Penguins waddle across Antarctic ice. The cache grows with vectors.\n";
         let doc = parse(src, Format::Plain);
-        let analysis = analyze(&doc, &Lexical::plain());
+        let mut analysis = analyze(&doc, &Lexical::plain());
+        // Every unit past the novelty gate, none new enough to be foreign by its words alone.
+        for t in &mut analysis.sentences {
+            t.novelty = Some(0.4);
+        }
         let mut cal = Calibration::default();
         cal.record(
             "lexical",
@@ -525,7 +490,7 @@ mod tests {
             "Penguins waddle across Antarctic ice."
         );
         assert_eq!(found[0].code, WEAK_SENTENCE);
-        assert!(found[0].message.contains("shares no content words"));
+        assert!(found[0].reason.shared.is_empty(), "{:?}", found[0].reason);
         // The transition after the odd sentence is weak too, but the run is reported once.
         let high = findings(&analysis, &cal, Sensitivity::High);
         assert!(high.len() >= found.len());
@@ -537,8 +502,12 @@ mod tests {
                    The cache counts hits on vectors. Penguins waddle across Antarctic ice.\n";
         let doc = parse(src, Format::Plain);
         let mut analysis = analyze(&doc, &Lexical::plain());
-        // Scores as the `embedding` scorer's intrusion model would give them.
+        // Scores as the `embedding` scorer's intrusion model would give them, on units whose
+        // words are partly new to the document (past the gate, short of the foreign rule).
         analysis.scorer = "embedding";
+        for t in &mut analysis.sentences {
+            t.novelty = Some(0.4);
+        }
         let model = intrusion::Model::Embedding
             .level(Level::Sentence)
             .expect("the committed intrusion model");
@@ -567,10 +536,71 @@ mod tests {
             found[0].to.slice(src),
             "Penguins waddle across Antarctic ice."
         );
-        assert!(found[0].message.contains("intrusion score"));
+        assert!(found[0].intrusion.is_some());
         // A disable comment still wins.
         analysis.sentences[last].disabled = true;
         assert!(findings(&analysis, &Calibration::default(), Sensitivity::Medium).is_empty());
+    }
+
+    #[test]
+    fn sensitivity_levels_are_nested_on_real_documents() {
+        let docs = [
+            (
+                include_str!("../../../tests/prose/slice/fiction/moby-dick-ch2.txt"),
+                Format::Plain,
+            ),
+            (
+                include_str!("../../../tests/prose/slice/essay/click-why.md"),
+                Format::Markdown,
+            ),
+            (
+                include_str!("../../../tests/prose/slice/latex/latex-modguide.tex"),
+                Format::Latex,
+            ),
+        ];
+        let scorer = crate::score::tier0::Tier0::trained();
+        for (src, format) in docs {
+            let analysis = analyze(&parse(src, format), &scorer);
+            let at = |s| -> Vec<Span> {
+                findings(&analysis, &Calibration::shipped(), s)
+                    .iter()
+                    .map(|f| f.to)
+                    .collect()
+            };
+            let (low, medium, high) = (
+                at(Sensitivity::Low),
+                at(Sensitivity::Medium),
+                at(Sensitivity::High),
+            );
+            assert!(
+                low.iter().all(|s| medium.contains(s)),
+                "{low:?} ⊄ {medium:?}"
+            );
+            assert!(
+                medium.iter().all(|s| high.contains(s)),
+                "{medium:?} ⊄ {high:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_unit_with_words_new_to_the_document_is_out_of_place() {
+        let src = "Each cache entry holds vectors for a sentence. The cache stores vectors for each sentence. The cache keys each vector by the sentence hash. \
+                   Penguins waddle across Antarctic ice floes. The cache evicts old vectors for each sentence.\n";
+        let doc = parse(src, Format::Plain);
+        let analysis = analyze(&doc, &Lexical::plain());
+        let found = findings(&analysis, &Calibration::default(), Sensitivity::Low);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(
+            found[0].to.slice(src),
+            "Penguins waddle across Antarctic ice floes."
+        );
+        assert!(
+            found[0].message.contains("appear nowhere else"),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(found[0].novelty, Some(1.0));
     }
 
     #[test]

@@ -66,7 +66,7 @@ mod tests {
             vec!["The cache stores encoded vectors for every sentence."],
             vec!["Each vector in the cache is keyed by the sentence hash."],
             vec!["Penguins waddle across Antarctic ice in winter storms."],
-            vec!["The cache evicts the oldest vectors when it is full."],
+            vec!["The cache evicts old vectors for each sentence."],
             vec!["Short one."],
         ];
         let n = novelty(&units);

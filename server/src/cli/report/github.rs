@@ -116,6 +116,8 @@ mod tests {
                 floor: 0.1,
                 scorer: "tier0",
                 reason: Reason::default(),
+                intrusion: None,
+                novelty: None,
                 message: "100% weak:\nyes".to_string(),
             },
         };

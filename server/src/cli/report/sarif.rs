@@ -293,6 +293,8 @@ mod tests {
                 floor: 0.1,
                 scorer: "tier0",
                 reason: Reason::default(),
+                intrusion: None,
+                novelty: None,
                 message: "Weak transition".to_string(),
             },
         };

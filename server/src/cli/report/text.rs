@@ -431,6 +431,8 @@ mod tests {
                 floor: 0.05,
                 scorer: "test",
                 reason: Reason::default(),
+                intrusion: None,
+                novelty: None,
                 message: "50% off,\nreally: yes".to_string(),
             };
             let report = CheckReport {
@@ -495,6 +497,8 @@ mod tests {
             floor: 0.1,
             scorer: "tier0",
             reason: Reason::default(),
+            intrusion: None,
+            novelty: None,
             message: "Weak sentence transition".to_string(),
         };
         let report = CheckReport {
