@@ -517,7 +517,8 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
         writeln!(out, "{}", serde_json::to_string_pretty(&json_out)?)?;
         return Ok(0);
     }
-    writeln!(out, 
+    writeln!(
+        out,
         "prose, {} documents, seed {}: findings per 1,000 words of published prose; planted foreign units caught (%)",
         docs.len(),
         args.seed
@@ -610,7 +611,8 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
         writeln!(out, "{}", serde_json::to_string_pretty(&json_out)?)?;
         return Ok(0);
     }
-    writeln!(out, 
+    writeln!(
+        out,
         "reorder, {} documents, {} shuffled copies per container, seed {}: proposals on untouched and shuffled containers (%); among proposals on shuffled copies, exact and closer-to-the-author (%), all / up to 6 units; mean Kendall tau shuffled -> after",
         docs.len(),
         args.copies.max(1),
