@@ -445,7 +445,9 @@ fn json_has_the_documented_shape_and_utf16_columns() {
     assert_eq!(f["severity"], "warning");
     assert!(f["message"]
         .as_str()
-        .is_some_and(|m| m.starts_with("Weak sentence transition")));
+        .is_some_and(|m| m.starts_with("This sentence")));
+    // The numbers are fields, not part of the message.
+    assert!(f["score"].is_number() && f["median"].is_number() && f["novelty"].is_number());
     assert!(f["score"]
         .as_f64()
         .is_some_and(|s| (0.0..=1.0).contains(&s)));
@@ -554,7 +556,9 @@ fn github_annotations() {
         "line=3,col={col},endLine=3,endColumn={}",
         col + OFF_TOPIC_SENTENCE.len()
     );
-    let expected = format!("::warning file=bad.md,{props},title=segue(weak-sentence-transition)::Weak sentence transition: ");
+    let expected = format!(
+        "::warning file=bad.md,{props},title=segue(weak-sentence-transition)::This sentence "
+    );
     assert!(lines[0].starts_with(&expected), "{}", lines[0]);
     assert!(
         lines[1].starts_with("::warning file=odd%2C name.md,line=3,"),
@@ -664,7 +668,7 @@ fn sarif_validates_against_the_official_schema() {
     assert_eq!(r["level"], "warning");
     assert!(r["message"]["text"]
         .as_str()
-        .is_some_and(|m| m.starts_with("Weak sentence transition")));
+        .is_some_and(|m| m.starts_with("This sentence")));
     let location = &r["locations"][0]["physicalLocation"];
     assert_eq!(location["artifactLocation"]["uri"], "docs/my%20notes.md");
     // SARIF columns: 1-based UTF-16 code units, end-exclusive.
@@ -1235,4 +1239,108 @@ fn calibrate_replaces_only_the_scorers_it_measures() {
         );
     }
     assert_eq!(std::fs::read_to_string(&out).expect("kept"), "not json");
+}
+
+/// The real-prose test on the committed slice of the corpus (`tests/prose/slice/`): every genre
+/// and format of the slice is reported, sensitivity levels are nested, and the summary is
+/// snapshotted (re-accept after reading it when the rules, weights or calibration change).
+#[test]
+fn eval_prose_on_the_committed_slice() {
+    let run = segue(&[
+        "eval",
+        "--task",
+        "prose",
+        "--data",
+        "tests/prose/slice",
+        "--tier",
+        "0",
+        "--copies",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = run.json();
+    assert_eq!(out["documents"], 6);
+    let rows = out["results"].as_array().expect("rows");
+    let row = |group: &str, sensitivity: &str| {
+        rows.iter()
+            .find(|r| r["group"] == group && r["sensitivity"] == sensitivity)
+            .unwrap_or_else(|| panic!("no row {group} {sensitivity}"))
+    };
+    for group in [
+        "genre:essay",
+        "genre:fiction",
+        "genre:latex",
+        "genre:readme",
+        "genre:speech",
+        "genre:tutorial",
+        "format:markdown",
+        "format:rst",
+        "format:latex",
+        "format:plain",
+    ] {
+        assert!(
+            row(group, "medium")["words"].as_u64().unwrap() > 0,
+            "{group}"
+        );
+    }
+    let findings = |s| row("all", s)["findings"].as_u64().unwrap();
+    assert!(findings("low") <= findings("medium") && findings("medium") <= findings("high"));
+    assert!(row("all", "medium")["sentences_planted"].as_u64().unwrap() >= 10);
+    let summary: Vec<String> = rows
+        .iter()
+        .filter(|r| r["group"] == "all" || r["group"].as_str().unwrap().starts_with("format:"))
+        .map(|r| {
+            format!(
+                "{} {}: {} findings in {} words; planted sentences {:.3} of {}, paragraphs {:.3} of {}",
+                r["group"].as_str().unwrap(),
+                r["sensitivity"].as_str().unwrap(),
+                r["findings"],
+                r["words"],
+                r["sentence_recall"].as_f64().unwrap(),
+                r["sentences_planted"],
+                r["paragraph_recall"].as_f64().unwrap(),
+                r["paragraphs_planted"]
+            )
+        })
+        .collect();
+    insta::assert_snapshot!("prose_slice", summary.join("\n"));
+}
+
+/// `segue reorder` on a whole real document with several sections rewrites them all (or says the
+/// order stands): never the permutation error.
+#[test]
+fn reorder_handles_every_section_of_a_real_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("why.md");
+    let original =
+        std::fs::read_to_string(root().join("tests/prose/slice/essay/click-why.md")).unwrap();
+    // Shuffle the paragraphs of every section by hand: swap each section's first two.
+    let mut text = String::new();
+    for (i, section) in original.split("\n## ").enumerate() {
+        let mut paras: Vec<&str> = section.split("\n\n").collect();
+        if paras.len() > 3 {
+            paras.swap(1, 2);
+        }
+        if i > 0 {
+            text.push_str("\n## ");
+        }
+        text.push_str(&paras.join("\n\n"));
+    }
+    std::fs::write(&file, &text).unwrap();
+    let f = file.to_str().unwrap();
+    for scorer in ["tier0", "lexical"] {
+        let run = segue(&["reorder", "--tier", "0", "--scorer", scorer, "--diff", f]);
+        assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+        assert!(!run.stderr.contains("refusing to write"), "{}", run.stderr);
+    }
+    let run = segue(&[
+        "reorder", "--tier", "0", "--scorer", "lexical", "--write", f,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut a: Vec<char> = std::fs::read_to_string(&file).unwrap().chars().collect();
+    let mut b: Vec<char> = text.chars().collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b, "--write only permutes");
 }

@@ -190,8 +190,8 @@ fn reorder_action_permutes_the_original_paragraphs() {
     let action = found
         .iter()
         .find(|a| {
-            a.title
-                .starts_with("Reorder paragraphs in this section (coherence ")
+            a.title.starts_with("Reorder paragraphs in this section")
+                && a.title.contains(" (coherence ")
         })
         .unwrap_or_else(|| panic!("no reorder action in {found:#?}"));
     assert_eq!(action.kind, Some(lsp::CodeActionKind::REFACTOR_REWRITE));
@@ -737,8 +737,8 @@ The cache evicts old vectors from memory. Krill swarm under the ice where pengui
     let action = found
         .iter()
         .find(|a| {
-            a.title
-                .starts_with("Reorder sentences in this paragraph (coherence ")
+            a.title.starts_with("Reorder sentences in this paragraph")
+                && a.title.contains(" (coherence ")
         })
         .unwrap_or_else(|| panic!("no sentence reorder in {found:#?}"));
     let after = apply_edits(text, &edits_of(action, &uri));

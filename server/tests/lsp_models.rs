@@ -200,11 +200,12 @@ fn exit_while_the_models_load_is_clean() {
 }
 
 #[test]
-fn ordering_reorders_a_paragraph_with_the_cross_encoder() {
+fn ordering_judges_a_paragraph_with_its_set_model_and_keeps_the_authors_order() {
     if !models_installed() {
         return;
     }
-    // A paragraph whose sentences are in reverse order.
+    // A paragraph in its author's order: the ordering judge reads it (with its set model) and,
+    // short of its calibrated margin, offers no reorder.
     let sentences = [
         "We study how writers order the sentences of a paragraph.",
         "Previous work scored each sentence on its own.",
@@ -212,9 +213,7 @@ fn ordering_reorders_a_paragraph_with_the_cross_encoder() {
         "It is trained on thousands of paragraphs.",
         "Finally, we release the code and the trained weights.",
     ];
-    let mut reversed = sentences;
-    reversed.reverse();
-    let text = format!("# Method\n\n{}\n", reversed.join(" "));
+    let text = format!("# Method\n\n{}\n", sentences.join(" "));
     let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
     c.initialize(
         push_caps(),
@@ -235,22 +234,12 @@ fn ordering_reorders_a_paragraph_with_the_cross_encoder() {
         .expect("code actions");
     let found: Vec<lsp::CodeAction> =
         serde_json::from_value(resp.clone()).unwrap_or_else(|e| panic!("{e}: {resp}"));
-    let action = found
-        .iter()
-        .find(|a| a.title.starts_with("Reorder sentences in this paragraph"))
-        .unwrap_or_else(|| panic!("no sentence reorder in {resp}\n{}", c.stderr_tail()));
-    let after = apply_edits(&text, &edits_of(action, &uri));
-    // Only a permutation of the sentences, and a different order.
-    let body = after.trim_start_matches("# Method\n\n").trim_end();
-    let mut got: Vec<&str> = sentences
-        .iter()
-        .copied()
-        .filter(|s| body.contains(s))
-        .collect();
-    assert_eq!(got.len(), sentences.len(), "{after}");
-    assert_eq!(body.len(), reversed.join(" ").len(), "{after}");
-    got.sort_by_key(|s| body.find(s));
-    assert_ne!(got, reversed.to_vec(), "{after}");
+    assert!(
+        found
+            .iter()
+            .all(|a| !a.title.starts_with("Reorder sentences in this paragraph")),
+        "the author's order stands: {resp}"
+    );
     // The ordering model's log line names its set model (the pair cross-encoder or the
     // paragraph reader).
     let log = c.stderr_tail();
@@ -280,7 +269,11 @@ fn the_combined_tier1_scorer_can_be_chosen_in_the_settings() {
             text[s..].starts_with("My grandmother grows prize-winning tomatoes")
         })
         .unwrap_or_else(|| panic!("{:#?}\n{}", last.diagnostics, c.stderr_tail()));
-    assert!(tomato.message.contains("cosine"), "{}", tomato.message);
+    assert!(
+        tomato.message.contains("out of place"),
+        "{}",
+        tomato.message
+    );
 
     // The hover names the scorer.
     let hover = c

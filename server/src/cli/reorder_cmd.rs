@@ -116,21 +116,13 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
     } else {
         let index = LineIndex::new(&source);
         for p in &proposals {
-            let what = match p.container {
-                Container::Section(s) => match doc.sections.get(s).and_then(|s| s.heading.as_ref())
-                {
-                    Some(h) => format!("paragraphs of section “{}”", h.title),
-                    None => format!("paragraphs of section {}", s + 1),
-                },
-                Container::Paragraph { .. } => "sentences of the paragraph".to_string(),
-            };
             let line = index
                 .position(&source, p.spans.first().map_or(0, |s| s.start))
                 .line
                 + 1;
             writeln!(
                 out,
-                "{}:{line}: {what}: {} (coherence {:.2} → {:.2}{}):",
+                "{}:{line}: {} (coherence {:.2} → {:.2}{}):",
                 args.path.display(),
                 p.summary(&source),
                 p.before,

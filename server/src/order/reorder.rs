@@ -170,13 +170,14 @@ impl Proposal {
         self.order.iter().enumerate().any(|(i, &u)| i != u)
     }
 
-    /// What the proposal does, in words, for titles: "Move the paragraph ‘Routes are…’ after
-    /// ‘Flask uses routing…’", "Move the sentence ‘…’ to the start", "Reorder the paragraphs of
-    /// this section".
+    /// What the proposal does, in words, for titles: "Reorder paragraphs in this section: move
+    /// the paragraph ‘Routes are…’ after ‘Flask uses routing…’". The part before the colon is
+    /// stable (editor clients find the action by it); the rest names the move when one unit
+    /// moves.
     pub fn summary(&self, source: &str) -> String {
-        let unit = match self.container.level() {
-            Level::Sentence => "sentence",
-            Level::Paragraph => "paragraph",
+        let (what, unit) = match self.container {
+            Container::Section(_) => ("Reorder paragraphs in this section", "paragraph"),
+            Container::Paragraph { .. } => ("Reorder sentences in this paragraph", "sentence"),
         };
         let opening = |i: usize| {
             let text = self.spans.get(i).map_or("", |s| s.slice(source));
@@ -186,19 +187,14 @@ impl Proposal {
         };
         match self.change {
             Change::Move { unit: moved, after } => match after {
-                None => format!("Move the {unit} {} to the start", opening(moved)),
+                None => format!("{what}: move the {unit} {} to the start", opening(moved)),
                 Some(after) => format!(
-                    "Move the {unit} {} after {}",
+                    "{what}: move the {unit} {} after {}",
                     opening(moved),
                     opening(after)
                 ),
             },
-            Change::Reorder => match self.container {
-                Container::Section(_) => "Reorder the paragraphs of this section".to_string(),
-                Container::Paragraph { .. } => {
-                    "Reorder the sentences of this paragraph".to_string()
-                }
-            },
+            Change::Reorder => what.to_string(),
         }
     }
 

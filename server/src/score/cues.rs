@@ -191,10 +191,6 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("once", Cue::Sequence),
     ("we", Cue::Personal),
     ("you", Cue::Personal),
-    ("i", Cue::Personal),
-    ("our", Cue::Personal),
-    ("your", Cue::Personal),
-    ("my", Cue::Personal),
 ];
 
 /// Words that point back to something already said when they appear near a sentence's start:

@@ -64,17 +64,17 @@ impl Sensitivity {
         }
     }
 
-    /// The novelty ([`super::novelty`]) at which a unit weakly joined to the one before it is
-    /// out of place by its words alone. Measured on the dev part of the real-prose corpus
+    /// The novelty ([`super::novelty`]) above the document's median at which a unit weakly joined
+    /// to the one before it is out of place by its words alone. Measured on the dev part of the real-prose corpus
     /// (`segue eval --task prose`).
     pub fn foreign_novelty(self, level: Level) -> f64 {
         match (level, self) {
-            (Level::Sentence, Sensitivity::Low) => 0.7,
-            (Level::Sentence, Sensitivity::Medium) => 0.55,
-            (Level::Sentence, Sensitivity::High) => 0.45,
-            (Level::Paragraph, Sensitivity::Low) => 0.6,
-            (Level::Paragraph, Sensitivity::Medium) => 0.45,
-            (Level::Paragraph, Sensitivity::High) => 0.35,
+            (Level::Sentence, Sensitivity::Low) => 0.5,
+            (Level::Sentence, Sensitivity::Medium) => 0.35,
+            (Level::Sentence, Sensitivity::High) => 0.25,
+            (Level::Paragraph, Sensitivity::Low) => 0.4,
+            (Level::Paragraph, Sensitivity::Medium) => 0.25,
+            (Level::Paragraph, Sensitivity::High) => 0.15,
         }
     }
 
@@ -306,6 +306,10 @@ fn findings_at(
             (centre, 0.0)
         };
         let cutoff = centre - sensitivity.spreads() * spread.max(0.05);
+        // Novelty counts above what is usual for the document's units: in a short document every
+        // unit brings more new words than in a long one.
+        let novelties: Vec<f64> = transitions.iter().filter_map(|t| t.novelty).collect();
+        let usual_novelty = median(&novelties).unwrap_or(0.0);
         let mut previous_weak: Option<Span> = None;
         let intrusion_threshold = intrusion::Model::for_scorer(analysis.scorer)
             .and_then(|m| m.level(level))
@@ -316,7 +320,7 @@ fn findings_at(
             // anaphor, a demonstrative or quoted speech leans on what comes before): not an
             // intrusion.
             let marked = t.link.is_some();
-            let novelty = t.novelty.unwrap_or(0.0);
+            let novelty = t.novelty.unwrap_or(0.0) - usual_novelty;
             // The scorer's verdicts count only for a unit whose words are partly new to the
             // document: a unit that reuses the document's vocabulary belongs to it.
             let novel = novelty >= novelty_gate(analysis.tier);
@@ -396,15 +400,15 @@ fn intruding(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> F
     finding_on(t, median, floor, scorer, message)
 }
 
-/// The least novelty ([`super::novelty`]) a unit needs for the scorer's verdicts (weak,
-/// interrupting, out of place) to be reported on it: tier 1 scorers see meaning beyond shared
-/// words, so they need less. Measured on the dev part of the real-prose corpus
+/// The least novelty ([`super::novelty`]) above the document's median a unit needs for the
+/// scorer's verdicts (weak, interrupting, out of place) to be reported on it: tier 1 scorers see
+/// meaning beyond shared words, so they need less. Measured on the dev part of the real-prose corpus
 /// (`segue eval --task prose`).
 fn novelty_gate(tier: u8) -> f64 {
     if tier >= 1 {
-        0.2
+        0.05
     } else {
-        0.3
+        0.1
     }
 }
 
@@ -473,9 +477,10 @@ mod tests {
                    The cache counts hits on vectors. Penguins waddle across Antarctic ice. The cache grows with vectors.\n";
         let doc = parse(src, Format::Plain);
         let mut analysis = analyze(&doc, &Lexical::plain());
-        // Every unit past the novelty gate, none new enough to be foreign by its words alone.
+        // The odd sentence past the novelty gate, not new enough to be foreign by its words alone.
         for t in &mut analysis.sentences {
-            t.novelty = Some(0.4);
+            let odd = t.to.span.slice(src).starts_with("Penguins");
+            t.novelty = Some(if odd { 0.4 } else { 0.2 });
         }
         let mut cal = Calibration::default();
         cal.record(
@@ -506,7 +511,8 @@ mod tests {
         // words are partly new to the document (past the gate, short of the foreign rule).
         analysis.scorer = "embedding";
         for t in &mut analysis.sentences {
-            t.novelty = Some(0.4);
+            let odd = t.to.span.slice(src).starts_with("Penguins");
+            t.novelty = Some(if odd { 0.4 } else { 0.2 });
         }
         let model = intrusion::Model::Embedding
             .level(Level::Sentence)

@@ -32,6 +32,8 @@ pub fn to_json(report: &CheckReport) -> serde_json::Value {
                         "scorer": l.finding.scorer,
                         "shared": l.finding.reason.shared,
                         "related": {"range": l.related},
+                        "intrusion": l.finding.intrusion.map(round4),
+                        "novelty": l.finding.novelty.map(round4),
                     })
                 })
                 .collect();

@@ -3,7 +3,8 @@
 //!
 //! The log has one run. `tool.driver` names Segue, its version and its two rules
 //! ([`WEAK_SENTENCE`], [`WEAK_PARAGRAPH`]); each finding is a `result` with the later unit as its
-//! location, the earlier unit as a related location, and `{score, median, floor, scorer, level}`
+//! location, the earlier unit as a related location, and `{score, median, floor, scorer, level,
+//! intrusion, novelty}`
 //! in its property bag. Files that could not be checked become error notifications of the run's
 //! invocation, which is then marked unsuccessful.
 //!
@@ -162,6 +163,8 @@ fn result(file: &FileResult, l: &Located) -> Value {
             "floor": round4(l.finding.floor),
             "scorer": l.finding.scorer,
             "level": l.finding.level,
+            "intrusion": l.finding.intrusion.map(round4),
+            "novelty": l.finding.novelty.map(round4),
         },
     })
 }
