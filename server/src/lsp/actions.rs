@@ -60,16 +60,23 @@ pub fn code_actions(req: &ActionRequest<'_>) -> Vec<CodeActionOrCommand> {
         let Some(data) = data_of(d).filter(|x| x.version == a.version) else {
             continue;
         };
-        let container = match data.level {
-            Level::Paragraph => Container::Section(data.section),
-            Level::Sentence => Container::Paragraph {
-                section: data.section,
-                paragraph: data.paragraph,
-            },
+        // A finding is fixed by reordering its container, and a sentence's finding also by
+        // reordering its section's paragraphs (when the judge proposes either).
+        let containers: &[Container] = match data.level {
+            Level::Paragraph => &[Container::Section(data.section)],
+            Level::Sentence => &[
+                Container::Paragraph {
+                    section: data.section,
+                    paragraph: data.paragraph,
+                },
+                Container::Section(data.section),
+            ],
         };
-        match by_container.iter_mut().find(|(c, _)| *c == container) {
-            Some((_, ds)) => ds.push(d.clone()),
-            None => by_container.push((container, vec![d.clone()])),
+        for &container in containers {
+            match by_container.iter_mut().find(|(c, _)| *c == container) {
+                Some((_, ds)) => ds.push(d.clone()),
+                None => by_container.push((container, vec![d.clone()])),
+            }
         }
         if wants(req.only, &CodeActionKind::QUICKFIX)
             && disabled_offered.insert((data.section, data.paragraph))

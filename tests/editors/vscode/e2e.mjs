@@ -120,7 +120,7 @@ async function main() {
   await step("Segue's diagnostic in the Problems view", async () => {
     await page.locator(".monaco-editor .view-lines").first().click();
     await page.keyboard.press("Control+Shift+m");
-    const row = page.locator(".markers-panel .monaco-list-row", { hasText: "Weak paragraph transition" }).first();
+    const row = page.locator(".markers-panel .monaco-list-row", { hasText: "seems out of place" }).first();
     await row.waitFor({ state: "visible", timeout: 120_000 });
     const text = await row.innerText();
     if (!/segue/i.test(text)) throw new Error(`the problem does not name its source segue: ${JSON.stringify(text)}`);
@@ -140,7 +140,7 @@ async function main() {
 
   await step("quick fix: Reorder paragraphs in this section (Ctrl+.)", async () => {
     // Go to the diagnostic: click it in the Problems view, which reveals it in the editor.
-    await page.locator(".markers-panel .monaco-list-row", { hasText: "Weak paragraph transition" }).first().dblclick();
+    await page.locator(".markers-panel .monaco-list-row", { hasText: "seems out of place" }).first().dblclick();
     await page.locator(".monaco-editor.focused").first().waitFor({ timeout: 20_000 });
     await page.keyboard.press("Control+.");
     const item = page.locator(".action-widget .monaco-list-row", { hasText: "Reorder paragraphs in this section" }).first();
