@@ -112,6 +112,7 @@ fn hover_shows_scores_median_reason_and_scorer() {
         "`tier0` (tier 0)",
         "Why",
         "shares",
+        "Novelty",
     ] {
         assert!(
             m.value.contains(needle),

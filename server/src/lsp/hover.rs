@@ -128,6 +128,21 @@ pub fn hover(analyzed: &Analyzed, pos: Position, markdown: bool) -> Option<Hover
             &intrusion,
         );
     }
+    // The novelty of the unit itself: the share of its content words no other unit uses.
+    let mut novelty = String::new();
+    for (level, label, t) in &rows {
+        if let (true, Some(n)) = (label.starts_with("into"), t.and_then(|t| t.novelty)) {
+            let _ = writeln!(novelty, "- this {level}: {:.0} %", n * 100.0);
+        }
+    }
+    if !novelty.is_empty() {
+        block(
+            &mut out,
+            markdown,
+            "Novelty (content words no other part of the document uses)",
+            &novelty,
+        );
+    }
     let document = document_figures(analyzed);
     if !document.is_empty() {
         block(&mut out, markdown, "Document", &document);
