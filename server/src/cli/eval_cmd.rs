@@ -11,12 +11,12 @@ use crate::eval::discrimination::{
 use crate::eval::findings_eval::{findings_test, FindingsRow};
 use crate::eval::ordering::{order, Decoder, OrderingRow, OrderingSpec};
 use crate::eval::prose::{
-    prose_doc, read_prose_corpus, summarize, DocResult, ListedFinding, ProseRow,
+    prose_doc, read_prose_corpus, summarize, DocResult, ListedFinding, ProseDoc, ProseRow,
 };
 use crate::eval::reorder_eval::{reorder_cases, summarize as reorder_summary, ContainerCase};
 use crate::order::reorder::Margins;
 use crate::score::findings::Calibration;
-use crate::score::{Level, Scorer};
+use crate::score::{Level, Scorer, ScorerSet};
 use anyhow::{bail, Context};
 use serde_json::json;
 use std::io::Write;
@@ -447,22 +447,36 @@ pub fn train(args: TrainArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// `segue eval --task prose`: findings on a folder of real documents.
-fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+/// Scorers to run, in order.
+type Scorers = Vec<Arc<dyn Scorer>>;
+
+/// How a front end picks its default scorer from a tier's set.
+type DefaultScorer = fn(&ScorerSet, Option<&str>) -> anyhow::Result<Arc<dyn Scorer>>;
+
+/// The documents of a real-prose folder (`--limit` applied) and the scorers to run: those named
+/// with `--scorer`, else `default` of the tier's set (each set loaded once).
+fn prose_inputs(
+    args: &EvalArgs,
+    default: DefaultScorer,
+) -> anyhow::Result<(Vec<ProseDoc>, Scorers)> {
     let mut docs = read_prose_corpus(&args.data)?;
     if let Some(n) = args.limit {
         docs.truncate(n);
     }
-    let scorers = selected_scorers(&args.scorers, args.tier)?;
-    let scorers: Vec<Arc<dyn Scorer>> = if args.scorers.is_empty() {
-        // The scorer `segue check` reports with, unless scorers are named.
-        let set = scorers_for(args.tier)?;
-        vec![reporting_scorer(&set, None)?]
+    let scorers = if args.scorers.is_empty() {
+        vec![default(&scorers_for(args.tier)?, None)?]
     } else {
-        scorers
+        selected_scorers(&args.scorers, args.tier)?
     };
+    Ok((docs, scorers))
+}
+
+/// `segue eval --task prose`: findings on a folder of real documents.
+fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    // The scorer `segue check` reports with, unless scorers are named.
+    let (docs, scorers) = prose_inputs(args, reporting_scorer)?;
     let calibration = match &args.calibration {
         Some(path) => Calibration::load(path)?,
         None => Calibration::shipped(),
@@ -552,17 +566,8 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
 fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let mut docs = read_prose_corpus(&args.data)?;
-    if let Some(n) = args.limit {
-        docs.truncate(n);
-    }
-    let scorers = selected_scorers(&args.scorers, args.tier)?;
-    let scorers: Vec<Arc<dyn Scorer>> = if args.scorers.is_empty() {
-        let set = scorers_for(args.tier)?;
-        vec![order_scorer(&set, None)?]
-    } else {
-        scorers
-    };
+    // The judge `segue reorder` uses, unless scorers are named.
+    let (docs, scorers) = prose_inputs(args, order_scorer)?;
     let mut calibrated = Margins::default();
     let mut rows = Vec::new();
     for s in &scorers {

@@ -397,3 +397,39 @@ fn collapse_whitespace(s: &str) -> String {
     }
     out
 }
+
+/// Checks shared by every parser's tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{parse, Block, Format};
+
+    /// Every block and sentence span of `src` parsed as `format` is a valid char-boundary slice,
+    /// and sentences come in source order without overlapping.
+    pub(crate) fn check_spans(src: &str, format: Format) {
+        let blocks = match format {
+            Format::Markdown => super::markdown::blocks(src),
+            Format::Latex => super::latex::blocks(src),
+            Format::Plain => super::plain::blocks(src),
+            Format::Rst => super::rst::blocks(src),
+        };
+        for b in blocks {
+            let span = match &b {
+                Block::Heading { span, .. } | Block::Prose { span, .. } => *span,
+                Block::DisableNext { span } => *span,
+                Block::Break => continue,
+            };
+            assert!(src.get(span.range()).is_some(), "block span {span:?}");
+        }
+        let mut last_end = 0;
+        for s in parse(src, format).sentences() {
+            let span = s.span;
+            assert!(src.get(span.range()).is_some(), "sentence span {span:?}");
+            assert!(!span.is_empty());
+            assert!(
+                span.start >= last_end,
+                "{span:?} overlaps the sentence before"
+            );
+            last_end = span.end;
+        }
+    }
+}

@@ -759,25 +759,7 @@ mod tests {
     }
 
     fn check_spans(src: &str) {
-        for b in blocks(src) {
-            let span = match &b {
-                Block::Heading { span, .. } | Block::Prose { span, .. } => *span,
-                Block::DisableNext { span } => *span,
-                Block::Break => continue,
-            };
-            assert!(src.get(span.range()).is_some(), "block span {span:?}");
-        }
-        let mut last_end = 0;
-        for s in doc(src).sentences() {
-            let span = s.span;
-            assert!(src.get(span.range()).is_some(), "sentence span {span:?}");
-            assert!(!span.is_empty());
-            assert!(
-                span.start >= last_end,
-                "{span:?} overlaps the sentence before"
-            );
-            last_end = span.end;
-        }
+        crate::text::test_support::check_spans(src, Format::Plain);
     }
 
     fn plainish() -> impl Strategy<Value = String> {
