@@ -11,7 +11,7 @@ use crate::eval::discrimination::{
 use crate::eval::findings_eval::{findings_test, FindingsRow};
 use crate::eval::ordering::{order, Decoder, OrderingRow, OrderingSpec};
 use crate::eval::prose::{
-    prose_doc, read_prose_corpus, summarize, DocResult, ListedFinding, ProseDoc, ProseRow,
+    prose_doc, read_prose_corpus, summarize, verdict_rows, DocResult, ListedFinding, ProseDoc, ProseRow, VerdictRows,
 };
 use crate::eval::reorder_eval::{reorder_cases, summarize as reorder_summary, ContainerCase};
 use crate::order::reorder::Margins;
@@ -37,6 +37,11 @@ pub struct EvalArgs {
     /// sensitivity that reports it) to this JSONL file, for reading and judging.
     #[arg(long, value_name = "FILE")]
     pub findings_out: Option<PathBuf>,
+    /// Prose: write the verdict model's training rows (features and labels of every transition
+    /// of the documents as published and of the planted copies) to this JSONL file
+    /// (`models/train/verdict/train.py` reads it).
+    #[arg(long, value_name = "FILE")]
+    pub verdict_rows_out: Option<PathBuf>,
     /// Reorder: write the calibrated margins (the smallest gain that keeps proposals on
     /// untouched containers at or under 5 %) into this margins file (merged with what it holds).
     #[arg(long, value_name = "FILE")]
@@ -481,6 +486,32 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
         Some(path) => Calibration::load(path)?,
         None => Calibration::shipped(),
     };
+    if let Some(path) = &args.verdict_rows_out {
+        use rayon::prelude::*;
+        let mut text = String::new();
+        for s in &scorers {
+            let rows: Vec<Vec<VerdictRows>> = (0..docs.len())
+                .into_par_iter()
+                .map(|i| {
+                    verdict_rows(
+                        s.as_ref(),
+                        &docs,
+                        i,
+                        &calibration,
+                        args.copies.max(1),
+                        args.seed,
+                    )
+                })
+                .collect();
+            for r in rows.iter().flatten() {
+                let line = json!({"scorer": s.name(), "rows": r});
+                text.push_str(&serde_json::to_string(&line)?);
+                text.push('\n');
+            }
+        }
+        write_atomically(path, &text)?;
+        return Ok(0);
+    }
     let per_scorer: Vec<(Vec<DocResult>, Vec<ListedFinding>)> = {
         use rayon::prelude::*;
         scorers

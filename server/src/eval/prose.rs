@@ -17,7 +17,8 @@
 
 use crate::score::analysis::sentence_units;
 use crate::score::analysis::{analyze, paragraph_pairs, paragraph_units, sentence_pairs, Analysis};
-use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
+use crate::score::findings::{baselines, findings, Calibration, Finding, Sensitivity};
+use crate::score::verdict;
 use crate::score::{Level, Scorer};
 use crate::text::{parse, Document, Ending, Format, LineIndex, Span};
 use rand::{Rng, SeedableRng};
@@ -222,20 +223,7 @@ pub fn prose_doc(
         let parsed = parse(&doc.source, doc.format);
         let words = parsed.word_count();
         let analysis = analyze(&parsed, scorer);
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9));
-        // Each copy plants one unit from a document of another genre, then goes through the
-        // parser and the scorer like any file.
-        let mut planted: Vec<(Level, Analysis, Span)> = Vec::new();
-        for _ in 0..copies {
-            for level in [Level::Sentence, Level::Paragraph] {
-                let Some(donor) = donor_for(docs, i, &mut rng) else {
-                    continue;
-                };
-                if let Some((text, span)) = plant(doc, donor, level, &mut rng) {
-                    planted.push((level, analyze(&parse(&text, doc.format), scorer), span));
-                }
-            }
-        }
+        let planted = planted_copies(scorer, docs, i, copies, seed);
         let mut seen: Vec<Span> = Vec::new();
         for sensitivity in Sensitivity::ALL {
             let found = findings(&analysis, calibration, sensitivity);
@@ -271,6 +259,115 @@ pub fn prose_doc(
         }
     }
     (results, listed)
+}
+
+/// `copies` analyses of document `i` of `docs`, each with one unit of a document of another genre
+/// planted at each level, and the planted unit's span. Each copy goes through the parser and the
+/// scorer like any file.
+fn planted_copies(
+    scorer: &dyn Scorer,
+    docs: &[ProseDoc],
+    i: usize,
+    copies: usize,
+    seed: u64,
+) -> Vec<(Level, Analysis, Span)> {
+    let mut planted = Vec::new();
+    let Some(doc) = docs.get(i) else {
+        return planted;
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9));
+    for _ in 0..copies {
+        for level in [Level::Sentence, Level::Paragraph] {
+            let Some(donor) = donor_for(docs, i, &mut rng) else {
+                continue;
+            };
+            if let Some((text, span)) = plant(doc, donor, level, &mut rng) {
+                planted.push((level, analyze(&parse(&text, doc.format), scorer), span));
+            }
+        }
+    }
+    planted
+}
+
+/// The verdict model's training rows of one level of one analysed text ([`verdict_rows`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VerdictRows {
+    /// The document.
+    pub id: String,
+    /// Its genre.
+    pub genre: String,
+    /// Words of prose in the published document.
+    pub words: usize,
+    /// 0 for the published document, else the planted copy's number.
+    pub copy: usize,
+    /// Sentence or paragraph.
+    pub level: Level,
+    /// The features of each transition ([`verdict::FEATURES`]).
+    pub features: Vec<verdict::Features>,
+    /// Per transition: 1 into the planted unit, 2 out of it, 0 otherwise. A planted copy keeps
+    /// only its rows 1 and 2.
+    pub labels: Vec<u8>,
+    /// Per transition: whether a finding may be reported on it (no explicit link, no disable
+    /// comment).
+    pub eligible: Vec<bool>,
+}
+
+/// The rows for training the verdict model on document `i` of `docs`: its transitions as
+/// published, and those into and out of the units planted in `copies` copies (the same copies
+/// [`prose_doc`] measures with the same seed).
+pub fn verdict_rows(
+    scorer: &dyn Scorer,
+    docs: &[ProseDoc],
+    i: usize,
+    calibration: &Calibration,
+    copies: usize,
+    seed: u64,
+) -> Vec<VerdictRows> {
+    let Some(doc) = docs.get(i) else {
+        return Vec::new();
+    };
+    let parsed = parse(&doc.source, doc.format);
+    let words = parsed.word_count();
+    let mut out = Vec::new();
+    let mut emit = |copy: usize, analysis: &Analysis, planted: Option<(Level, Span)>| {
+        for (level, _, base) in baselines(analysis, calibration) {
+            if planted.is_some_and(|(l, _)| l != level) {
+                continue;
+            }
+            let transitions = analysis.at(level);
+            let features = verdict::features(transitions, &base);
+            let mut rows = VerdictRows {
+                id: doc.id.clone(),
+                genre: doc.genre.clone(),
+                words,
+                copy,
+                level,
+                features: Vec::new(),
+                labels: Vec::new(),
+                eligible: Vec::new(),
+            };
+            for (t, x) in transitions.iter().zip(features) {
+                let label = match planted {
+                    Some((_, span)) if overlaps(t.to.span, span) => 1,
+                    Some((_, span)) if overlaps(t.from.span, span) => 2,
+                    Some(_) => continue,
+                    None => 0,
+                };
+                rows.features.push(x);
+                rows.labels.push(label);
+                rows.eligible.push(!t.disabled && t.link.is_none());
+            }
+            out.push(rows);
+        }
+    };
+    emit(0, &analyze(&parsed, scorer), None);
+    for (k, (level, analysis, span)) in planted_copies(scorer, docs, i, copies, seed)
+        .iter()
+        .enumerate()
+    {
+        emit(k + 1, analysis, Some((*level, *span)));
+    }
+    out
 }
 
 fn overlaps(a: Span, b: Span) -> bool {

@@ -20,6 +20,7 @@
 //! transitions is reported once, at its first unit.
 
 use super::analysis::{median, Analysis, Transition};
+use super::verdict::{self, Baseline};
 use super::{intrusion, Level, Reason};
 use crate::text::Span;
 use serde::{Deserialize, Serialize};
@@ -280,12 +281,8 @@ pub fn findings(
     out
 }
 
-/// The findings one sensitivity level's own rules give, in document order.
-fn findings_at(
-    analysis: &Analysis,
-    calibration: &Calibration,
-    sensitivity: Sensitivity,
-) -> Vec<Finding> {
+/// What each level of `analysis` is measured against, with the document's own median.
+pub fn baselines(analysis: &Analysis, calibration: &Calibration) -> Vec<(Level, f64, Baseline)> {
     let mut out = Vec::new();
     for level in [Level::Paragraph, Level::Sentence] {
         let transitions = analysis.at(level);
@@ -294,7 +291,7 @@ fn findings_at(
             continue;
         };
         let floor = calibration
-            .percentile(analysis.scorer, level, sensitivity.percentile())
+            .percentile(analysis.scorer, level, Sensitivity::Medium.percentile())
             .unwrap_or(UNCALIBRATED_FLOOR);
         let (centre, spread) = if scores.len() >= MIN_TRANSITIONS_FOR_MEDIAN {
             let deviations: Vec<f64> = scores.iter().map(|s| (s - doc_median).abs()).collect();
@@ -306,11 +303,43 @@ fn findings_at(
                 .unwrap_or(doc_median);
             (centre, 0.0)
         };
-        let cutoff = centre - sensitivity.spreads() * spread.max(0.05);
         // Novelty counts above what is usual for the document's units: in a short document every
         // unit brings more new words than in a long one.
         let novelties: Vec<f64> = transitions.iter().filter_map(|t| t.novelty).collect();
         let usual_novelty = median(&novelties).unwrap_or(0.0);
+        out.push((
+            level,
+            doc_median,
+            Baseline {
+                centre,
+                spread,
+                floor,
+                usual_novelty,
+            },
+        ));
+    }
+    out
+}
+
+/// The findings one sensitivity level's own rules give, in document order.
+fn findings_at(
+    analysis: &Analysis,
+    calibration: &Calibration,
+    sensitivity: Sensitivity,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (level, doc_median, base) in baselines(analysis, calibration) {
+        let transitions = analysis.at(level);
+        let floor = calibration
+            .percentile(analysis.scorer, level, sensitivity.percentile())
+            .unwrap_or(UNCALIBRATED_FLOOR);
+        if let Some(model) = verdict::model(analysis.scorer, level) {
+            out.extend(judged(transitions, &base, model, sensitivity, doc_median, floor, analysis.scorer));
+            continue;
+        }
+        let (centre, spread) = (base.centre, base.spread);
+        let cutoff = centre - sensitivity.spreads() * spread.max(0.05);
+        let usual_novelty = base.usual_novelty;
         let mut previous_weak: Option<Span> = None;
         let intrusion_threshold = intrusion::Model::for_scorer(analysis.scorer)
             .and_then(|m| m.level(level))
@@ -323,8 +352,7 @@ fn findings_at(
             let marked = t.link.is_some();
             // How far the unit's novelty stands above the document's usual, as a share of the
             // room above it: 1 for a unit whose words are all new, 0 for a usual one.
-            let novelty =
-                (t.novelty.unwrap_or(0.0) - usual_novelty) / (1.0 - usual_novelty).max(0.05);
+            let novelty = verdict::excess_novelty(t.novelty, usual_novelty);
             // The scorer's verdicts count only for a unit whose words are partly new to the
             // document: a unit that reuses the document's vocabulary belongs to it.
             let novel = novelty >= novelty_gate(analysis.tier);
@@ -374,6 +402,53 @@ fn findings_at(
         }
     }
     out.sort_by_key(|f| (f.to.start, f.level));
+    out
+}
+
+/// The findings of one level by the scorer's verdict model ([`verdict`]): a unit is flagged when
+/// the model's score of the transition into it reaches the sensitivity's threshold, unless it
+/// opens with an explicit link or a disable comment covers it. The message names the strongest
+/// evidence.
+fn judged(
+    transitions: &[Transition],
+    base: &Baseline,
+    model: &verdict::LevelModel,
+    sensitivity: Sensitivity,
+    median: f64,
+    floor: f64,
+    scorer: &'static str,
+) -> Vec<Finding> {
+    let [low, medium, high] = model.thresholds();
+    let threshold = match sensitivity {
+        Sensitivity::Low => low,
+        Sensitivity::Medium => medium,
+        Sensitivity::High => high,
+    };
+    let mut out = Vec::new();
+    let mut previous: Option<Span> = None;
+    for (k, (t, x)) in transitions
+        .iter()
+        .zip(verdict::features(transitions, base))
+        .enumerate()
+    {
+        let flagged = !t.disabled && t.link.is_none() && model.logit(&x) >= threshold;
+        if flagged && previous != Some(t.from.span) {
+            let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
+            let novelty = verdict::excess_novelty(t.novelty, base.usual_novelty);
+            let finding = if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
+                foreign(t, median, floor, scorer)
+            } else if t.intrusion.is_some_and(|p| p >= 0.5)
+                || matches!((t.skip, next), (Some(skip), Some(n))
+                    if skip - t.score.max(n.score) >= Sensitivity::High.interruption_margin())
+            {
+                intruding(t, median, floor, scorer)
+            } else {
+                finding(t, median, floor, scorer)
+            };
+            out.push(finding);
+        }
+        previous = flagged.then_some(t.to.span);
+    }
     out
 }
 

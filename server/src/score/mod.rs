@@ -25,6 +25,7 @@ pub mod tier0;
 pub mod tier1;
 pub mod tokens;
 pub mod train;
+pub mod verdict;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

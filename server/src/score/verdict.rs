@@ -1,0 +1,237 @@
+//! The verdict model: one trained logistic regression per reporting scorer and level that weighs
+//! the evidence on a transition into a unit — how weak it is against the rest of the document,
+//! the scorer's intrusion score, how many of the unit's words are new to the document, how the
+//! unit's neighbours join without it — into one score. Findings flag a unit whose score passes the
+//! sensitivity's threshold (see [`super::findings`]); a unit that opens with an explicit link, or
+//! that a disable comment covers, is never flagged.
+//!
+//! Trained on the train part of the real-prose corpus (published documents of eight genres, each
+//! with foreign sentences and paragraphs planted), with thresholds set on the same documents as
+//! published for a target number of findings per 1,000 words (`models/train/verdict/train.py`,
+//! `models/verdict/README.md`). The parameters (`models/verdict/verdict.json`) are compiled in.
+//! A scorer or level without parameters keeps the hand-set rules of [`super::findings`].
+
+use super::analysis::Transition;
+use super::Level;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// The features, in the model's order.
+pub const FEATURES: [&str; 11] = [
+    "relative",
+    "below_floor",
+    "intrusion",
+    "has_intrusion",
+    "excess_novelty",
+    "novelty",
+    "novelty_known",
+    "out_relative",
+    "has_next",
+    "skip_gain",
+    "log_transitions",
+];
+
+/// Where `log_transitions` is in [`FEATURES`].
+const LOG_TRANSITIONS: usize = 10;
+
+/// One transition's features.
+pub type Features = [f64; FEATURES.len()];
+
+/// What a level's transitions are measured against: the document's own statistics and the
+/// calibrated floor of edited prose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Baseline {
+    /// The score a usual transition of this document gets (its median, or edited prose's when
+    /// the document has too few transitions).
+    pub centre: f64,
+    /// The robust spread of the document's scores (1.4826 × MAD; 0 when too few).
+    pub spread: f64,
+    /// The floor of edited prose at the default sensitivity.
+    pub floor: f64,
+    /// The median novelty of the level's units.
+    pub usual_novelty: f64,
+}
+
+/// How far a unit's novelty stands above the document's usual, as a share of the room above it:
+/// 1 for a unit whose words are all new, 0 (or below) for a usual one.
+pub fn excess_novelty(novelty: Option<f64>, usual: f64) -> f64 {
+    (novelty.unwrap_or(0.0) - usual) / (1.0 - usual).max(0.05)
+}
+
+/// The features of each of `transitions` (one level of one document, in order).
+pub fn features(transitions: &[Transition], base: &Baseline) -> Vec<Features> {
+    let spread = base.spread.max(0.05);
+    let relative = |score: f64| ((score - base.centre) / spread).clamp(-6.0, 6.0);
+    let log_transitions = (1.0 + transitions.len() as f64).ln();
+    transitions
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let next = transitions
+                .get(k + 1)
+                .filter(|n| n.from.span == t.to.span);
+            let intrusion = t
+                .intrusion
+                .map(|p| {
+                    let p = p.clamp(1e-6, 1.0 - 1e-6);
+                    (p / (1.0 - p)).ln()
+                })
+                .unwrap_or(0.0);
+            let skip_gain = match (t.skip, next) {
+                (Some(skip), Some(n)) => skip - t.score.max(n.score),
+                _ => 0.0,
+            };
+            [
+                relative(t.score),
+                t.score - base.floor,
+                intrusion,
+                f64::from(u8::from(t.intrusion.is_some())),
+                excess_novelty(t.novelty, base.usual_novelty),
+                t.novelty.unwrap_or(base.usual_novelty),
+                f64::from(u8::from(t.novelty.is_some())),
+                next.map_or(0.0, |n| relative(n.score)),
+                f64::from(u8::from(next.is_some())),
+                skip_gain,
+                log_transitions,
+            ]
+        })
+        .collect()
+}
+
+/// One level's trained parameters.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LevelModel {
+    mean: Vec<f64>,
+    scale: Vec<f64>,
+    weights: Vec<f64>,
+    bias: f64,
+    /// How much the score drops per unit of `ln(1 + transitions)` that the level has below
+    /// [`Self::reference`]: in a short document every unit's evidence is noisier.
+    length_weight: f64,
+    /// `ln(1 + transitions)` of a level long enough to need no such caution.
+    reference: f64,
+    /// The logit at or above which a unit is flagged, per sensitivity (`low`, `medium`, `high`).
+    thresholds: Thresholds,
+}
+
+/// The thresholds of one level, as logits.
+#[derive(Debug, Clone, Copy, Deserialize)]
+struct Thresholds {
+    low: f64,
+    medium: f64,
+    high: f64,
+}
+
+impl LevelModel {
+    /// The score (log-odds) of `x`.
+    pub fn logit(&self, x: &Features) -> f64 {
+        let mut z = self.bias;
+        for (j, v) in x.iter().enumerate() {
+            let scale = self.scale[j];
+            z += self.weights[j] * (v - self.mean[j]) / if scale > 0.0 { scale } else { 1.0 };
+        }
+        let short = (self.reference - x[LOG_TRANSITIONS]).max(0.0);
+        z - self.length_weight * short
+    }
+
+    /// The thresholds, strictest first: `low`, `medium`, `high`.
+    pub fn thresholds(&self) -> [f64; 3] {
+        [
+            self.thresholds.low,
+            self.thresholds.medium,
+            self.thresholds.high,
+        ]
+    }
+
+    fn valid(&self) -> bool {
+        let n = FEATURES.len();
+        let [low, medium, high] = self.thresholds();
+        self.mean.len() == n
+            && self.scale.len() == n
+            && self.weights.len() == n
+            && self
+                .mean
+                .iter()
+                .chain(&self.scale)
+                .chain(&self.weights)
+                .chain([&self.bias, &self.length_weight, &self.reference])
+                .chain([&low, &medium, &high])
+                .all(|v| v.is_finite())
+            && low >= medium
+            && medium >= high
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct File {
+    features: Vec<String>,
+    scorers: BTreeMap<String, Levels>,
+}
+
+/// A scorer's levels; a level without parameters (`null`) keeps the hand-set rules.
+#[derive(Debug, Deserialize)]
+struct Levels {
+    sentence: Option<LevelModel>,
+    paragraph: Option<LevelModel>,
+}
+
+/// The compiled-in parameters, or `None` if the file does not parse or does not match
+/// [`FEATURES`] (a build-time mistake that the unit tests catch).
+fn shipped() -> Option<&'static BTreeMap<String, Levels>> {
+    static FILE: OnceLock<Option<BTreeMap<String, Levels>>> = OnceLock::new();
+    FILE.get_or_init(|| {
+        let file: File =
+            serde_json::from_str(include_str!("../../../models/verdict/verdict.json")).ok()?;
+        let ok = file
+            .features
+            .iter()
+            .map(String::as_str)
+            .eq(FEATURES.iter().copied())
+            && file.scorers.values().all(|l| {
+                [&l.sentence, &l.paragraph]
+                    .into_iter()
+                    .flatten()
+                    .all(LevelModel::valid)
+            });
+        ok.then_some(file.scorers)
+    })
+    .as_ref()
+}
+
+/// The verdict model of the scorer named `scorer` at `level`, if one was trained for it.
+pub fn model(scorer: &str, level: Level) -> Option<&'static LevelModel> {
+    let levels = shipped()?.get(scorer)?;
+    match level {
+        Level::Sentence => levels.sentence.as_ref(),
+        Level::Paragraph => levels.paragraph.as_ref(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_parameters_parse_and_match_the_features() {
+        let scorers = shipped().expect("models/verdict/verdict.json parses and matches FEATURES");
+        assert!(
+            scorers
+                .values()
+                .any(|l| l.sentence.is_some() || l.paragraph.is_some()),
+            "at least one level of one scorer has a model"
+        );
+    }
+
+    #[test]
+    fn log_transitions_is_where_the_length_prior_reads_it() {
+        assert_eq!(FEATURES[LOG_TRANSITIONS], "log_transitions");
+    }
+
+    #[test]
+    fn novelty_counts_above_the_documents_usual() {
+        assert!((excess_novelty(Some(1.0), 0.4) - 1.0).abs() < 1e-12);
+        assert!((excess_novelty(Some(0.4), 0.4)).abs() < 1e-12);
+        assert!(excess_novelty(Some(0.7), 0.4) > 0.49);
+    }
+}
