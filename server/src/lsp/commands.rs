@@ -4,7 +4,8 @@ use super::convert;
 use super::diagnostics::diagnostics;
 use super::engine::{analyze_once, Job};
 use super::server::{lock, token_key, Session};
-use crate::cli::check::{collect_inputs, read_text, Input};
+use crate::cli::check::{collect_inputs, Input};
+use crate::cli::read::read_file;
 use crate::text::Format;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -139,8 +140,7 @@ pub(crate) async fn check_workspace(
         let guard = super::server::RunningGuard::of(session);
         let outcome = tokio::task::spawn_blocking(move || {
             let _running = guard;
-            let bytes = std::fs::read(&path_owned).map_err(|e| format!("cannot read: {e}"))?;
-            let text = read_text(bytes)?;
+            let text = read_file(&path_owned).map_err(|e| e.to_string())?.text;
             let job = Job {
                 version: 0,
                 text: Arc::from(text),
