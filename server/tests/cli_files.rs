@@ -356,3 +356,42 @@ fn an_oversize_file_names_the_limit() {
         run.stderr
     );
 }
+
+/// `segue check` reports the same findings at the same positions with or without a
+/// byte-order mark: positions are counted as editors show the file, without the mark.
+#[test]
+fn check_counts_positions_without_the_byte_order_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    // One line: every position is on the first line, where the mark stands.
+    let text = "The cache stores vectors in memory. The cache evicts old vectors when the cache is full. \
+Each cache entry holds vectors and a counter of hits. The cache counts the hits on the vectors of each entry. \
+Penguins waddle across the Antarctic ice at dawn. The cache grows when new vectors are added to the cache. \
+The cache shrinks when old vectors are evicted from the cache.\n";
+    let plain = dir.path().join("plain.md");
+    let marked = dir.path().join("marked.md");
+    std::fs::write(&plain, text).unwrap();
+    std::fs::write(&marked, format!("\u{feff}{text}")).unwrap();
+    let findings = |path: &Path| {
+        let run = segue(&[
+            "check",
+            "--tier",
+            "0",
+            "--sensitivity",
+            "high",
+            "--format",
+            "json",
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(run.code, 1, "{run:?}");
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+        json["files"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| (f["code"].clone(), f["range"].clone(), f["related"].clone()))
+            .collect::<Vec<_>>()
+    };
+    let want = findings(&plain);
+    assert!(!want.is_empty());
+    assert_eq!(findings(&marked), want);
+}

@@ -8,7 +8,7 @@ use crate::model::ModelOptions;
 use crate::score::findings::{findings, Calibration, Sensitivity};
 use crate::score::registry;
 use crate::score::{analysis::analyze, Scorer, ScorerSet};
-use crate::text::{parse, Format, LineIndex};
+use crate::text::{parse, without_bom, Format, LineIndex};
 use anyhow::{bail, Context};
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -399,7 +399,8 @@ fn check_input(
         ),
     };
     let source = match source {
-        Ok(s) => s,
+        // Positions as editors count them: without the byte-order mark.
+        Ok(s) => without_bom(s),
         Err(e) => {
             return FileResult {
                 path,

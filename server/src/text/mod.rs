@@ -248,6 +248,16 @@ impl Document {
 /// The UTF-8 byte-order mark (U+FEFF) that some editors put at the start of a file.
 pub const BOM: char = '\u{feff}';
 
+/// `text` without its leading byte-order mark, if any: the text as editors show it, so that
+/// positions counted in it (lines and UTF-16 columns) match theirs. Front ends that only report
+/// positions use it; those that write the file back keep the mark ([`blocks`] skips it).
+pub fn without_bom(mut text: String) -> String {
+    if text.starts_with(BOM) {
+        text.drain(..BOM.len_utf8());
+    }
+    text
+}
+
 /// Segments `source` in `format` into a document.
 pub fn parse(source: &str, format: Format) -> Document {
     assemble(&blocks(source, format))
