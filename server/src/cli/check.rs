@@ -19,6 +19,7 @@ use std::sync::Arc;
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// Files or folders to check (folders recursively, honouring .gitignore); `-` reads stdin.
+    /// Each input is read up to 8 MiB; devices and FIFOs are refused.
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
     /// Output format.
