@@ -571,6 +571,45 @@ fn commands_check_the_workspace_and_score_a_document() {
     assert!(c.shutdown_and_exit().success());
 }
 
+/// A file on disk with a byte-order mark gets the diagnostics of the same file without it, at
+/// the same positions: editors hide the mark, so the workspace check counts columns without it.
+#[test]
+fn check_workspace_counts_columns_without_the_byte_order_mark() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // One line: every diagnostic stands on the first line, where the mark is.
+    let text = "The cache stores vectors in memory. The cache evicts old vectors when the cache \
+is full. Each cache entry holds vectors and a counter of hits. The cache counts the hits on the \
+vectors of each entry. Penguins waddle across the Antarctic ice at dawn. The cache grows when new \
+vectors are added to the cache. The cache shrinks when old vectors are evicted from the cache.\n";
+    std::fs::write(dir.path().join("plain.md"), text).expect("write");
+    std::fs::write(dir.path().join("marked.md"), format!("\u{feff}{text}")).expect("write");
+    let mut c = Client::spawn();
+    c.initialize(
+        push_caps(),
+        Some(dir.path()),
+        Some(json!({"debounce": 0, "sensitivity": "high"})),
+    );
+    let result = c
+        .request_raw(
+            "workspace/executeCommand",
+            json!({"command": "segue.checkWorkspace", "arguments": []}),
+        )
+        .expect("checkWorkspace");
+    assert_eq!(result["files"], 2, "{result}");
+    c.drain_for(Duration::from_millis(100));
+    let mut ranges = |name: &str| -> Vec<lsp::Range> {
+        c.take_published(&file_uri(&dir.path().join(name)))
+            .into_iter()
+            .flat_map(|p| p.diagnostics)
+            .map(|d| d.range)
+            .collect()
+    };
+    let plain = ranges("plain.md");
+    assert!(!plain.is_empty(), "no diagnostics");
+    assert_eq!(ranges("marked.md"), plain);
+    assert!(c.shutdown_and_exit().success());
+}
+
 #[test]
 fn check_workspace_can_be_cancelled_through_progress() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -1,5 +1,6 @@
 //! `segue check`: find weak transitions in files, folders and stdin.
 
+use super::read::{read_file, read_stdin, FileText};
 use super::report::{reporter, CheckReport, FileResult, Located, OutputFormat, Range};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 use crate::config::{find_config_file, parse_tier, Config, TierChoice};
@@ -7,20 +8,18 @@ use crate::model::ModelOptions;
 use crate::score::findings::{findings, Calibration, Sensitivity};
 use crate::score::registry;
 use crate::score::{analysis::analyze, Scorer, ScorerSet};
-use crate::text::{parse, Format, LineIndex};
+use crate::text::{parse, without_bom, Format, LineIndex};
 use anyhow::{bail, Context};
 use rayon::prelude::*;
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// Largest file checked, in bytes.
-pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Arguments of `segue check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// Files or folders to check (folders recursively, honouring .gitignore); `-` reads stdin.
+    /// Each input is read up to 8 MiB; devices and FIFOs are refused.
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
     /// Output format.
@@ -372,33 +371,13 @@ fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-/// Reads the file at `path` and parses it in the format its extension names (plain text
-/// otherwise), as `segue score` and `segue reorder` do; the error names the file.
-pub fn read_document(path: &Path) -> anyhow::Result<(String, crate::text::Document)> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let source = read_text(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let doc = parse(&source, Format::from_path(path).unwrap_or(Format::Plain));
-    Ok((source, doc))
-}
-
-/// Reads a file as text, refusing binary and oversized files.
-pub fn read_text(bytes: Vec<u8>) -> Result<String, String> {
-    if bytes.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "file is too large to check ({:.1} MiB; the limit is {} MiB)",
-            bytes.len() as f64 / 1048576.0,
-            MAX_FILE_BYTES / 1048576
-        ));
-    }
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        return Err("file looks binary (it contains NUL bytes); not checked".to_string());
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "file is not valid UTF-8 (first bad byte at offset {}); not checked",
-            e.utf8_error().valid_up_to()
-        )
-    })
+/// Reads the file at `path` ([`read_file`]: a regular file, at most
+/// [`super::read::MAX_FILE_BYTES`], text) and parses it in the format its extension names
+/// (plain text otherwise), as `segue score` and `segue reorder` do; the error names the file.
+pub fn read_document(path: &Path) -> anyhow::Result<(FileText, crate::text::Document)> {
+    let file = read_file(path).with_context(|| path.display().to_string())?;
+    let doc = parse(&file.text, Format::from_path(path).unwrap_or(Format::Plain));
+    Ok((file, doc))
 }
 
 fn check_input(
@@ -408,33 +387,31 @@ fn check_input(
     calibration: &Calibration,
     config: &Config,
 ) -> FileResult {
-    let (path, bytes, format) = match input {
-        Input::Stdin => {
-            let mut buf = Vec::new();
-            let res = std::io::stdin().lock().read_to_end(&mut buf).map(|_| buf);
-            ("-".to_string(), res, language.unwrap_or(Format::Markdown))
-        }
+    let (path, source, format) = match input {
+        Input::Stdin => (
+            "-".to_string(),
+            read_stdin(),
+            language.unwrap_or(Format::Markdown),
+        ),
         Input::File(p) => (
             p.display().to_string(),
-            std::fs::read(p),
+            read_file(p).map(|f| f.text),
             Format::from_path(p).or(language).unwrap_or(Format::Plain),
         ),
     };
-    let failed = |path: String, error: String| FileResult {
-        path,
-        source: String::new(),
-        findings: Vec::new(),
-        score: None,
-        figures: Vec::new(),
-        error: Some(error),
-    };
-    let bytes = match bytes {
-        Ok(b) => b,
-        Err(e) => return failed(path, format!("cannot read: {e}")),
-    };
-    let source = match read_text(bytes) {
-        Ok(s) => s,
-        Err(e) => return failed(path, e),
+    let source = match source {
+        // Positions as editors count them: without the byte-order mark.
+        Ok(s) => without_bom(s),
+        Err(e) => {
+            return FileResult {
+                path,
+                source: String::new(),
+                findings: Vec::new(),
+                score: None,
+                figures: Vec::new(),
+                error: Some(e.to_string()),
+            }
+        }
     };
     check_source(path, source, format, scorer, calibration, config)
 }
@@ -467,22 +444,5 @@ pub fn check_source(
         figures: analysis.figures.clone(),
         error: None,
         source,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn refuses_binary_huge_and_non_utf8() {
-        assert!(read_text(b"a\0b".to_vec()).unwrap_err().contains("binary"));
-        assert!(read_text(vec![b'a'; MAX_FILE_BYTES + 1])
-            .unwrap_err()
-            .contains("too large"));
-        assert!(read_text(vec![b'a', 0xff, b'b'])
-            .unwrap_err()
-            .contains("UTF-8"));
-        assert_eq!(read_text(b"ok".to_vec()).unwrap(), "ok");
     }
 }

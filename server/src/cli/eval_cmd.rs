@@ -1,7 +1,7 @@
 //! `segue eval`, and the hidden `segue calibrate` / `segue train` used to build shipped models.
 
 use super::check::{order_scorer, reporting_scorer, scorers_for};
-use super::reorder_cmd::write_atomically;
+use super::write::write_atomically;
 use crate::config::{parse_tier, TierChoice};
 use crate::eval::data::read_corpus;
 use crate::eval::degrade::Degradation;
@@ -549,7 +549,8 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
                 text.push('\n');
             }
         }
-        write_atomically(path, &text)?;
+        write_atomically(path, &text)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let rows: Vec<ProseRow> = scorers
         .iter()
@@ -640,7 +641,8 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
             args.seed,
             docs.len()
         );
-        write_atomically(path, &(serde_json::to_string_pretty(&margins)? + "\n"))?;
+        write_atomically(path, &(serde_json::to_string_pretty(&margins)? + "\n"))
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if args.json {
         let json_out = json!({"task": "reorder", "documents": docs.len(), "results": rows});

@@ -4,9 +4,11 @@
 pub mod check;
 pub mod eval_cmd;
 pub mod models_cmd;
+pub mod read;
 pub mod reorder_cmd;
 pub mod report;
 pub mod score_cmd;
+pub mod write;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

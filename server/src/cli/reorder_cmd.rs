@@ -2,13 +2,14 @@
 //! sentences.
 
 use super::check::{order_scorer, read_document, scorers_for};
+use super::write::{replace_with, Method, WriteOptions};
 use crate::config::{parse_tier, TierChoice};
 use crate::order::permute::{apply, permute};
 use crate::order::reorder::{propose, Container, Proposal};
 use crate::text::{Document, LineIndex};
 use anyhow::{bail, Context};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Arguments of `segue reorder`.
 #[derive(Debug, clap::Args)]
@@ -27,9 +28,15 @@ pub struct ReorderArgs {
     /// Print a unified diff instead of the proposed order.
     #[arg(long)]
     pub diff: bool,
-    /// Rewrite the file in place (atomically) with the proposed order.
+    /// Rewrite the file with the proposed order: atomically (a temporary file renamed over it,
+    /// owner and permissions kept), through a symlink to its target, in place when it has
+    /// several hard links; refused, with nothing written, when the file changed since it was
+    /// read or is read-only (see --force).
     #[arg(long)]
     pub write: bool,
+    /// With --write: rewrite a read-only file too (it stays read-only).
+    #[arg(long, requires = "write")]
+    pub force: bool,
     /// Scorer tier: auto, 0 (built-in) or 1 (models).
     #[arg(long, default_value = "auto", value_parser = |s: &str| parse_tier(s).ok_or("use auto, 0 or 1"))]
     pub tier: TierChoice,
@@ -75,12 +82,19 @@ fn containers(doc: &Document, args: &ReorderArgs) -> anyhow::Result<Vec<Containe
 /// Runs `segue reorder`. Exit code 0 when nothing needs to move or the file was rewritten,
 /// 1 when a better order was proposed but not written.
 pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
-    let (source, doc) = read_document(&args.path)?;
+    run_with(args, &mut || {})
+}
+
+/// [`run`], calling `before_check` right before `--write` checks that the file is unchanged
+/// since it was read (tests change the file there).
+fn run_with(args: ReorderArgs, before_check: &mut dyn FnMut()) -> anyhow::Result<u8> {
+    let (file, doc) = read_document(&args.path)?;
+    let source = file.text.as_str();
     let set = scorers_for(args.tier)?;
     let scorer = order_scorer(&set, args.scorer.as_deref())?;
     let proposals: Vec<Proposal> = containers(&doc, &args)?
         .into_iter()
-        .filter_map(|c| propose(&doc, &source, c, scorer.as_ref()))
+        .filter_map(|c| propose(&doc, source, c, scorer.as_ref()))
         .filter(Proposal::worthwhile)
         .collect();
     if proposals.is_empty() {
@@ -91,13 +105,24 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
         );
         return Ok(0);
     }
-    let rewritten = rewrite(&source, &proposals)?;
+    let rewritten = rewrite(source, &proposals)?;
     if args.write {
-        write_atomically(&args.path, &rewritten)?;
+        let options = WriteOptions { force: args.force };
+        let how = replace_with(
+            &args.path,
+            rewritten.as_bytes(),
+            &file.snapshot,
+            options,
+            before_check,
+        )?;
+        let note = match how {
+            Method::Renamed => String::new(),
+            Method::InPlace(reason) => format!(", written in place ({reason})"),
+        };
         eprintln!(
-            "{}: reordered {} container(s)",
+            "{}: reordered {}{note}",
             args.path.display(),
-            proposals.len()
+            count(proposals.len(), "container")
         );
         return Ok(0);
     }
@@ -105,7 +130,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
     let mut out = stdout.lock();
     if args.diff {
         let name = args.path.display().to_string();
-        let diff = similar::TextDiff::from_lines(&source, &rewritten);
+        let diff = similar::TextDiff::from_lines(source, &rewritten);
         write!(
             out,
             "{}",
@@ -114,25 +139,25 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
                 .header(&format!("a/{name}"), &format!("b/{name}"))
         )?;
     } else {
-        let index = LineIndex::new(&source);
+        let index = LineIndex::new(source);
         for p in &proposals {
             let line = index
-                .position(&source, p.spans.first().map_or(0, |s| s.start))
+                .position(source, p.spans.first().map_or(0, |s| s.start))
                 .line
                 + 1;
             writeln!(
                 out,
                 "{}:{line}: {} (coherence {:.2} → {:.2}{}):",
                 args.path.display(),
-                p.summary(&source),
+                p.summary(source),
                 p.before,
                 p.after,
                 if p.exact { "" } else { ", best found" }
             )?;
             for (slot, &unit) in p.order.iter().enumerate() {
                 let span = p.spans[unit];
-                let pos = index.position(&source, span.start);
-                let first_line = span.slice(&source).lines().next().unwrap_or("");
+                let pos = index.position(source, span.start);
+                let first_line = span.slice(source).lines().next().unwrap_or("");
                 let preview: String = first_line.chars().take(70).collect();
                 let ellipsis = if first_line.chars().count() > 70 {
                     "…"
@@ -202,26 +227,6 @@ fn verify_permutation(before: &str, after: &str, p: &Proposal) -> anyhow::Result
     ok.context("refusing to write: the reordered text is not a byte-for-byte permutation of the original units")
 }
 
-/// Writes `text` to `path` through a temporary file in the same folder and a rename, keeping the
-/// file's permissions.
-pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
-    }
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot replace {}", path.display()))?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,6 +236,54 @@ mod tests {
 
     /// A real multi-section document (the committed slice of the real-prose corpus).
     const CLICK_WHY: &str = include_str!("../../../tests/prose/slice/essay/click-why.md");
+
+    /// Four paragraphs on two topics, interleaved: the built-in judge proposes grouping them.
+    const NOTES: &str = "# Notes\n\n\
+The cache stores vectors in memory and evicts old vectors.\n\n\
+Penguins waddle across the Antarctic ice and eat krill.\n\n\
+The cache evicts old vectors from memory when the cache is full.\n\n\
+Krill swarm under the Antarctic ice where penguins eat them.\n";
+
+    fn write_args(path: &std::path::Path) -> ReorderArgs {
+        ReorderArgs {
+            path: path.to_path_buf(),
+            section: None,
+            paragraph: None,
+            diff: false,
+            write: true,
+            force: false,
+            tier: TierChoice::Builtin,
+            scorer: None,
+        }
+    }
+
+    /// A line appended while the reorder runs (after the file was read, before it is written)
+    /// is kept: the write is refused with an error (exit code 2) and nothing is written.
+    #[test]
+    fn a_line_appended_during_the_run_is_not_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.md");
+        std::fs::write(&path, NOTES).unwrap();
+        let mut append = || {
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            f.write_all(b"\nA line written meanwhile.\n").unwrap();
+        };
+        let err = run_with(write_args(&path), &mut append).unwrap_err();
+        assert!(
+            err.to_string().contains("changed since it was read"),
+            "{err:#}"
+        );
+        let after = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(after, format!("{NOTES}\nA line written meanwhile.\n"));
+        // Without the change the same run rewrites the file.
+        std::fs::write(&path, NOTES).unwrap();
+        assert_eq!(run_with(write_args(&path), &mut || {}).unwrap(), 0);
+        assert_ne!(std::fs::read_to_string(&path).unwrap(), NOTES);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
 
     #[test]
     fn several_sections_reorder_in_one_rewrite() {
@@ -255,7 +308,7 @@ mod tests {
         // Written atomically and read back, then reversed again: the original comes back.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("why.md");
-        write_atomically(&path, &text).unwrap();
+        crate::cli::write::write_atomically(&path, &text).unwrap();
         let written = std::fs::read_to_string(&path).unwrap();
         let doc2 = parse(&written, Format::Markdown);
         let back: Vec<Proposal> = proposals

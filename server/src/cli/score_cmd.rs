@@ -23,7 +23,8 @@ pub struct ScoreArgs {
 
 /// Runs `segue score`.
 pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
-    let (source, doc) = read_document(&args.path)?;
+    let (file, doc) = read_document(&args.path)?;
+    let source = file.text;
     let set = scorers_for(args.tier)?;
     let analyses: Vec<Analysis> = set.iter().map(|s| analyze(&doc, s.as_ref())).collect();
     let index = LineIndex::new(&source);

@@ -4,8 +4,9 @@ use super::convert;
 use super::diagnostics::diagnostics;
 use super::engine::{analyze_once, Job};
 use super::server::{lock, token_key, Session};
-use crate::cli::check::{collect_inputs, read_text, Input};
-use crate::text::Format;
+use crate::cli::check::{collect_inputs, Input};
+use crate::cli::read::read_file;
+use crate::text::{without_bom, Format};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -139,8 +140,8 @@ pub(crate) async fn check_workspace(
         let guard = super::server::RunningGuard::of(session);
         let outcome = tokio::task::spawn_blocking(move || {
             let _running = guard;
-            let bytes = std::fs::read(&path_owned).map_err(|e| format!("cannot read: {e}"))?;
-            let text = read_text(bytes)?;
+            // Editors hide a byte-order mark: positions are counted without it.
+            let text = without_bom(read_file(&path_owned).map_err(|e| e.to_string())?.text);
             let job = Job {
                 version: 0,
                 text: Arc::from(text),

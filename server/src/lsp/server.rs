@@ -26,7 +26,7 @@ use super::document::TextDocument;
 use super::engine::{empty, Analyzed, Cancelled, ContextPolicy, Engine, Job};
 use super::hover::hover;
 use super::settings::{ModelsState, Resolved, SettingsStore};
-use crate::cli::check::MAX_FILE_BYTES;
+use crate::cli::read::MAX_FILE_BYTES;
 use crate::config::TierChoice;
 use crate::model::ModelOptions;
 use crate::score::findings::Calibration;

@@ -245,15 +245,60 @@ impl Document {
     }
 }
 
+/// The UTF-8 byte-order mark (U+FEFF) that some editors put at the start of a file.
+pub const BOM: char = '\u{feff}';
+
+/// `text` without its leading byte-order mark, if any: the text as editors show it, so that
+/// positions counted in it (lines and UTF-16 columns) match theirs. Front ends that only report
+/// positions use it; those that write the file back keep the mark ([`blocks`] skips it).
+pub fn without_bom(mut text: String) -> String {
+    if text.starts_with(BOM) {
+        text.drain(..BOM.len_utf8());
+    }
+    text
+}
+
 /// Segments `source` in `format` into a document.
 pub fn parse(source: &str, format: Format) -> Document {
-    let blocks = match format {
-        Format::Markdown => markdown::blocks(source),
-        Format::Rst => rst::blocks(source),
-        Format::Latex => latex::blocks(source),
-        Format::Plain => plain::blocks(source),
+    assemble(&blocks(source, format))
+}
+
+/// The parser blocks of `source` in `format`. A leading byte-order mark is not text: the parser
+/// reads what follows it (so a first-line heading stays a heading), and every span is still an
+/// offset into `source`, the mark included.
+pub fn blocks(source: &str, format: Format) -> Vec<Block> {
+    let skip = if source.starts_with(BOM) {
+        BOM.len_utf8()
+    } else {
+        0
     };
-    assemble(&blocks)
+    let body = &source[skip..];
+    let mut blocks = match format {
+        Format::Markdown => markdown::blocks(body),
+        Format::Rst => rst::blocks(body),
+        Format::Latex => latex::blocks(body),
+        Format::Plain => plain::blocks(body),
+    };
+    if skip > 0 {
+        for block in &mut blocks {
+            block.shift(skip);
+        }
+    }
+    blocks
+}
+
+impl Block {
+    /// Moves every source offset of the block `by` bytes later.
+    fn shift(&mut self, by: usize) {
+        match self {
+            Block::Heading { span, .. } | Block::DisableNext { span } => *span = span.shifted(by),
+            Block::Prose { span, prose, .. } => {
+                *span = span.shifted(by);
+                prose.shift(by);
+            }
+            Block::Break => {}
+        }
+    }
 }
 
 /// Groups parser blocks into sections and paragraphs, splitting sentences.
@@ -406,13 +451,7 @@ pub(crate) mod test_support {
     /// Every block and sentence span of `src` parsed as `format` is a valid char-boundary slice,
     /// and sentences come in source order without overlapping.
     pub(crate) fn check_spans(src: &str, format: Format) {
-        let blocks = match format {
-            Format::Markdown => super::markdown::blocks(src),
-            Format::Latex => super::latex::blocks(src),
-            Format::Plain => super::plain::blocks(src),
-            Format::Rst => super::rst::blocks(src),
-        };
-        for b in blocks {
+        for b in super::blocks(src, format) {
             let span = match &b {
                 Block::Heading { span, .. } | Block::Prose { span, .. } => *span,
                 Block::DisableNext { span } => *span,
@@ -430,6 +469,77 @@ pub(crate) mod test_support {
                 "{span:?} overlaps the sentence before"
             );
             last_end = span.end;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The sections of `doc` as (heading span and title, paragraph spans, sentence spans).
+    type Shape = Vec<(Option<(Span, String)>, Vec<Span>, Vec<Span>)>;
+
+    fn shape(doc: &Document, shift: usize) -> Shape {
+        doc.sections
+            .iter()
+            .map(|s| {
+                (
+                    s.heading
+                        .as_ref()
+                        .map(|h| (h.span.shifted(shift), h.title.clone())),
+                    s.paragraphs.iter().map(|p| p.span.shifted(shift)).collect(),
+                    s.paragraphs
+                        .iter()
+                        .flat_map(|p| p.sentences.iter().map(|t| t.span.shifted(shift)))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// A leading byte-order mark changes nothing but the offsets, which still point into the
+    /// file: the same document, every span three bytes later.
+    fn same_after_a_bom(src: &str, format: Format) {
+        let with = format!("{BOM}{src}");
+        let doc = parse(&with, format);
+        assert_eq!(shape(&doc, 0), shape(&parse(src, format), BOM.len_utf8()));
+        for s in doc.sentences() {
+            assert!(s.span.start >= BOM.len_utf8(), "{:?}", s.span);
+            assert!(with.get(s.span.range()).is_some());
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_text_in_any_format() {
+        let markdown = "# Title\n\nThe first paragraph is here. It goes on.\n\nThe second one.\n";
+        let doc = parse(&format!("{BOM}{markdown}"), Format::Markdown);
+        let heading = doc.sections[0].heading.as_ref().expect("a heading");
+        assert_eq!(heading.title, "Title");
+        assert_eq!(heading.span, Span::new(3, 10));
+        assert_eq!(doc.paragraphs().count(), 2);
+        same_after_a_bom(markdown, Format::Markdown);
+        same_after_a_bom(
+            "\\section{Title}\n\nThe first paragraph. It goes on.\n\nThe second one.\n",
+            Format::Latex,
+        );
+        same_after_a_bom(
+            "Title\n=====\n\nThe first paragraph. It goes on.\n\nThe second one.\n",
+            Format::Rst,
+        );
+        same_after_a_bom(
+            "TITLE\n\nThe first paragraph. It goes on.\n\nThe second one.\n",
+            Format::Plain,
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn a_byte_order_mark_only_shifts_spans(src in "[#=\\-* \\n\\\\a-zA-Z.{}]{0,80}") {
+            for format in Format::ALL {
+                same_after_a_bom(&src, format);
+            }
         }
     }
 }

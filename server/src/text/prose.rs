@@ -127,6 +127,14 @@ impl ProseText {
         Some(Span::new(first.src.start, last.src.end))
     }
 
+    /// Moves every source offset `by` bytes later (the text was parsed from a suffix of the
+    /// source that starts `by` bytes in).
+    pub fn shift(&mut self, by: usize) {
+        for p in &mut self.pieces {
+            p.src = p.src.shifted(by);
+        }
+    }
+
     fn piece_at(&self, offset: usize) -> Option<&Piece> {
         let idx = self
             .pieces

@@ -50,6 +50,11 @@ impl Span {
         source.get(self.start..self.end).unwrap_or("")
     }
 
+    /// The same span `by` bytes later.
+    pub fn shifted(&self, by: usize) -> Span {
+        Span::new(self.start + by, self.end + by)
+    }
+
     /// As a standard range.
     pub fn range(&self) -> Range<usize> {
         self.start..self.end

@@ -1,0 +1,283 @@
+//! Reading the files and standard input that Segue checks, with bounds: regular files only
+//! (devices, FIFOs and sockets are refused before they are opened), at most [`MAX_FILE_BYTES`]
+//! read from any input (checked while reading, so an endless input costs no more than the
+//! limit), and text only (UTF-8 without NUL bytes). A byte-order mark stays in the text; the
+//! parsers skip it ([`crate::text::blocks`]).
+
+use sha2::{Digest, Sha256};
+use std::fs::Metadata;
+use std::io::Read;
+use std::path::Path;
+use std::time::SystemTime;
+
+/// Largest input checked, in bytes (files and standard input).
+pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
+
+const MIB: f64 = 1_048_576.0;
+
+/// Why an input was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The operating system refused (missing file, no permission, …).
+    #[error("cannot read: {0}")]
+    Io(#[from] std::io::Error),
+    /// A device, FIFO, socket or folder: only regular files are read.
+    #[error("not a regular file ({0}); not checked")]
+    NotRegular(&'static str),
+    /// More than [`MAX_FILE_BYTES`]; `size` when known (a regular file's length).
+    #[error(
+        "file is too large to check ({}; the limit is {} MiB)",
+        size.map_or_else(
+            || format!("more than {} MiB", MAX_FILE_BYTES / 1_048_576),
+            |s| format!("{:.1} MiB", s as f64 / MIB)
+        ),
+        MAX_FILE_BYTES / 1_048_576
+    )]
+    TooLarge {
+        /// The file's size in bytes, when known before reading.
+        size: Option<u64>,
+    },
+    /// NUL bytes among the first 8 KiB.
+    #[error("file looks binary (it contains NUL bytes); not checked")]
+    Binary,
+    /// Not UTF-8; the offset of the first bad byte.
+    #[error("file is not valid UTF-8 (first bad byte at offset {0}); not checked")]
+    NotUtf8(usize),
+}
+
+/// What a file held when it was read: enough to tell, before writing it back, whether it
+/// changed since (see [`crate::cli::write`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Size in bytes.
+    pub len: u64,
+    /// Last modification time, where the platform has one.
+    pub modified: Option<SystemTime>,
+    /// SHA-256 of the bytes read.
+    pub hash: [u8; 32],
+    /// Device and inode: which file was read (Unix).
+    pub identity: Option<(u64, u64)>,
+}
+
+impl Snapshot {
+    /// The snapshot of a file with metadata `meta` whose contents are `bytes`.
+    pub fn of(meta: &Metadata, bytes: &[u8]) -> Snapshot {
+        Snapshot {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            hash: Sha256::digest(bytes).into(),
+            identity: identity(meta),
+        }
+    }
+
+    /// What differs between the snapshot taken when reading (`self`) and `now`, if anything:
+    /// "its size", "its modification time", "its contents" or "it is another file".
+    pub fn difference(&self, now: &Snapshot) -> Option<&'static str> {
+        if self.identity != now.identity {
+            Some("it is another file now")
+        } else if self.len != now.len {
+            Some("its size changed")
+        } else if self.modified != now.modified {
+            Some("its modification time changed")
+        } else if self.hash != now.hash {
+            Some("its contents changed")
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(unix)]
+fn identity(meta: &Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_: &Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+/// A file's text and what it held when read.
+#[derive(Debug, Clone)]
+pub struct FileText {
+    /// The text, byte-order mark included when there is one.
+    pub text: String,
+    /// Size, time and hash when read.
+    pub snapshot: Snapshot,
+}
+
+/// Reads the regular file at `path` (following symlinks) as text.
+pub fn read_file(path: &Path) -> Result<FileText, ReadError> {
+    // Look before opening: opening a FIFO waits for a writer, and a device may never end.
+    let meta = std::fs::metadata(path)?;
+    regular(&meta)?;
+    if meta.len() > MAX_FILE_BYTES as u64 {
+        return Err(ReadError::TooLarge {
+            size: Some(meta.len()),
+        });
+    }
+    let mut file = std::fs::File::open(path)?;
+    // What was opened (the path may have been replaced in between).
+    let meta = file.metadata()?;
+    regular(&meta)?;
+    let bytes = read_bounded(&mut file, meta.len())?;
+    let snapshot = Snapshot::of(&meta, &bytes);
+    Ok(FileText {
+        text: read_text(bytes)?,
+        snapshot,
+    })
+}
+
+/// Reads standard input as text, at most [`MAX_FILE_BYTES`].
+pub fn read_stdin() -> Result<String, ReadError> {
+    read_text(read_bounded(&mut std::io::stdin().lock(), 0)?)
+}
+
+/// Reads at most [`MAX_FILE_BYTES`] from `input` (one byte more tells that there is more);
+/// `expected` sizes the buffer.
+pub fn read_bounded(input: &mut impl Read, expected: u64) -> Result<Vec<u8>, ReadError> {
+    let limit = MAX_FILE_BYTES as u64;
+    let capacity = usize::try_from(expected.min(limit + 1)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(capacity);
+    input.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(ReadError::TooLarge { size: None });
+    }
+    Ok(bytes)
+}
+
+/// Refuses anything but a regular file, naming what it is.
+fn regular(meta: &Metadata) -> Result<(), ReadError> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    Err(ReadError::NotRegular(kind(meta)))
+}
+
+#[cfg(unix)]
+fn kind(meta: &Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn kind(meta: &Metadata) -> &'static str {
+    if meta.is_dir() {
+        "a folder"
+    } else {
+        "a special file"
+    }
+}
+
+/// Checks that `bytes` are text: at most [`MAX_FILE_BYTES`], no NUL byte among the first
+/// 8 KiB, valid UTF-8.
+pub fn read_text(bytes: Vec<u8>) -> Result<String, ReadError> {
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(ReadError::TooLarge {
+            size: Some(bytes.len() as u64),
+        });
+    }
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(ReadError::Binary);
+    }
+    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.utf8_error().valid_up_to()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_binary_huge_and_non_utf8() {
+        assert!(matches!(
+            read_text(b"a\0b".to_vec()),
+            Err(ReadError::Binary)
+        ));
+        let huge = read_text(vec![b'a'; MAX_FILE_BYTES + 1]).unwrap_err();
+        assert!(huge.to_string().contains("the limit is 8 MiB"), "{huge}");
+        assert!(matches!(
+            read_text(vec![b'a', 0xff, b'b']),
+            Err(ReadError::NotUtf8(1))
+        ));
+        assert_eq!(read_text(b"ok".to_vec()).unwrap(), "ok");
+    }
+
+    /// An endless input is read up to the limit and one byte more, never further.
+    #[test]
+    fn an_endless_input_stops_one_byte_past_the_limit() {
+        let mut endless = std::io::repeat(b'a');
+        let err = read_bounded(&mut endless, 0).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "file is too large to check (more than 8 MiB; the limit is 8 MiB)"
+        );
+        let mut exact = std::io::repeat(b'a').take(MAX_FILE_BYTES as u64);
+        assert_eq!(
+            read_bounded(&mut exact, 0).unwrap().len(),
+            MAX_FILE_BYTES,
+            "the limit itself is allowed"
+        );
+    }
+
+    #[test]
+    fn an_oversize_file_is_refused_before_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.md");
+        let file = std::fs::File::create(&path).unwrap();
+        // Sparse: 9 MiB of length, no data written.
+        file.set_len(9 * 1024 * 1024).unwrap();
+        let err = read_file(&path).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "file is too large to check (9.0 MiB; the limit is 8 MiB)"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_folders_are_not_regular_files() {
+        let err = read_file(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "not a regular file (a character device); not checked"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            read_file(dir.path()),
+            Err(ReadError::NotRegular("a folder"))
+        ));
+    }
+
+    #[test]
+    fn a_snapshot_tells_what_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "one\n").unwrap();
+        let read = read_file(&path).unwrap();
+        assert_eq!(read.text, "one\n");
+        let again = read_file(&path).unwrap();
+        assert_eq!(read.snapshot.difference(&again.snapshot), None);
+        let mut other = again.snapshot.clone();
+        other.hash[0] ^= 1;
+        assert_eq!(
+            read.snapshot.difference(&other),
+            Some("its contents changed")
+        );
+        other.len += 1;
+        assert_eq!(read.snapshot.difference(&other), Some("its size changed"));
+    }
+}
