@@ -7,6 +7,7 @@ pub mod models_cmd;
 pub mod reorder_cmd;
 pub mod report;
 pub mod score_cmd;
+pub mod user;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -15,6 +16,9 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(name = "segue", version, about, long_about = None)]
 pub struct Cli {
+    /// Where the tier 1 runtime and models are (global options).
+    #[command(flatten)]
+    pub models: user::ModelFlags,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -68,6 +72,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    user::set_flags(cli.models);
     let result = match cli.command {
         Command::Check(args) => check::run(args),
         Command::Score(args) => score_cmd::run(args),
