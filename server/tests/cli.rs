@@ -1113,6 +1113,34 @@ fn tier1_check_reports_the_embedding_scorer_and_flags_the_sample() {
     );
 }
 
+/// What docs/models.md says: a plain `segue check` loads the models when they are installed and
+/// reports `embedding`; `--tier 0`, or a built-in scorer named with `tier` at `auto`, never loads
+/// them.
+#[test]
+fn a_plain_check_loads_the_models_and_tier0_does_not() {
+    if !models_installed() {
+        return;
+    }
+    for (args, scorer, loads) in [
+        (&[][..], "embedding", true),
+        (&["--tier", "0"][..], "tier0", false),
+        (&["--scorer", "tier0"][..], "tier0", false),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_segue"))
+            .arg("check")
+            .args(args)
+            .args(["--format", "json", "docs/sample.md"])
+            .current_dir(root())
+            .output()
+            .expect("segue runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+        assert_eq!(json["scorer"], scorer, "{args:?}");
+        assert_eq!(stderr.contains("tier 1:"), loads, "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn a_model_scorer_without_models_is_a_clear_error() {
     let run = segue(&["check", "--scorer", "embedding", "docs/sample.md"]);

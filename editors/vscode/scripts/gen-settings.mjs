@@ -1,7 +1,11 @@
 // Generates `contributes.configuration` in package.json from the server's settings schema
 // (`segue settings --schema`), so the extension contributes every server setting under
 // `segue.*` with the server's own types, allowed values, defaults and descriptions, followed by
-// the client-only settings below.
+// the client-only settings below. It also writes
+// `capabilities.untrustedWorkspaces.restrictedConfigurations`: every setting that names code or
+// models to load (the server's `x-user-only` keys, and the client's `segue.server.path`). Those
+// are machine-scoped as well, so VS Code takes them from the user's settings only, never from a
+// workspace's `.vscode/settings.json`, trusted or not.
 //
 // Usage:
 //   node scripts/gen-settings.mjs           rewrite package.json
@@ -24,9 +28,9 @@ export const CLIENT_SETTINGS = {
   "segue.server.path": {
     type: "string",
     default: "",
-    scope: "machine-overridable",
+    scope: "machine",
     markdownDescription:
-      "Path of the `segue` binary to run as the language server (`segue serve`). Empty: the binary bundled with the extension, else `segue` on `PATH`. `~` and `${workspaceFolder}` are expanded; a relative path is taken from the first workspace folder. Changing it restarts the server.",
+      "Path of the `segue` binary to run as the language server (`segue serve`). Empty: the binary bundled with the extension, else `segue` on `PATH`. `~` and `${workspaceFolder}` are expanded; a relative path is taken from the first workspace folder. User settings only (a workspace cannot choose the binary). Changing it restarts the server.",
   },
   "segue.trace.server": {
     type: "string",
@@ -55,8 +59,20 @@ function toProperty(schema, order) {
   if (!("default" in schema)) throw new Error("schema property without a default");
   prop.default = schema.default;
   prop.description = schema.description;
+  // Code or model locations: the user's settings only (not a workspace's, trusted or not).
+  if (schema["x-user-only"] === true) prop.scope = "machine";
   prop.order = order;
   return prop;
+}
+
+/**
+ * The settings a workspace must not set: every machine-scoped one (code or model locations),
+ * for `capabilities.untrustedWorkspaces.restrictedConfigurations`.
+ */
+export function restricted(configuration) {
+  return Object.entries(configuration.properties)
+    .filter(([, prop]) => prop.scope === "machine")
+    .map(([key]) => key);
 }
 
 export function generate(schema) {
@@ -87,17 +103,23 @@ function main() {
   const text = readFileSync(manifestPath, "utf8");
   const manifest = JSON.parse(text);
   manifest.contributes.configuration = configuration;
+  manifest.capabilities.untrustedWorkspaces.restrictedConfigurations = restricted(configuration);
   const next = JSON.stringify(manifest, null, 2) + "\n";
   if (check) {
     if (next !== text) {
-      const current = JSON.stringify(JSON.parse(text).contributes?.configuration ?? null, null, 2).split("\n");
-      const wanted = JSON.stringify(configuration, null, 2).split("\n");
+      const old = JSON.parse(text);
+      const current = JSON.stringify(
+        [old.contributes?.configuration ?? null, old.capabilities?.untrustedWorkspaces?.restrictedConfigurations ?? null],
+        null,
+        2,
+      ).split("\n");
+      const wanted = JSON.stringify([configuration, restricted(configuration)], null, 2).split("\n");
       const at = wanted.findIndex((line, i) => line !== current[i]);
       console.error(
         `gen-settings --check: editors/vscode/package.json is out of date with \`${bin} settings --schema\`.`,
       );
       if (at >= 0) {
-        console.error(`first difference at line ${at + 1} of contributes.configuration:`);
+        console.error(`first difference at line ${at + 1} of [contributes.configuration, restrictedConfigurations]:`);
         console.error(`  package.json: ${current[at] ?? "(missing)"}`);
         console.error(`  schema:       ${wanted[at]}`);
       }

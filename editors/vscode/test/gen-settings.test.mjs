@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { CLIENT_SETTINGS, generate, serverBinary } from "../scripts/gen-settings.mjs";
+import { CLIENT_SETTINGS, generate, restricted, serverBinary } from "../scripts/gen-settings.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
@@ -32,6 +32,34 @@ test("package.json contributes exactly the server's settings plus the client's",
     return;
   }
   assert.deepEqual(manifest.contributes.configuration, generate(schema));
+  // Every key the server takes from user settings only is restricted here.
+  const userOnly = Object.keys(schema.properties).filter((k) => schema.properties[k]["x-user-only"] === true);
+  assert.ok(userOnly.length >= 2, JSON.stringify(userOnly));
+  for (const k of userOnly) {
+    assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(`segue.${k}`), k);
+  }
+});
+
+test("generate makes the server's user-only settings machine-scoped and restricted", () => {
+  const c = generate({
+    properties: {
+      ort_dylib: { type: ["string", "null"], default: null, description: "Lib.", "x-user-only": true },
+      sensitivity: { type: "string", default: "medium", description: "How eagerly." },
+    },
+  });
+  assert.equal(c.properties["segue.ort_dylib"].scope, "machine");
+  assert.equal(c.properties["segue.sensitivity"].scope, undefined);
+  assert.deepEqual(restricted(c), ["segue.ort_dylib", "segue.server.path"]);
+});
+
+test("package.json: settings that name code or models to load come from user settings only", () => {
+  const list = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations;
+  const props = manifest.contributes.configuration.properties;
+  for (const key of ["segue.server.path", "segue.ort_dylib", "segue.models_dir"]) {
+    assert.ok(list.includes(key), `${key} is not in restrictedConfigurations`);
+    assert.equal(props[key].scope, "machine", `${key} is not machine-scoped`);
+  }
+  assert.deepEqual(list, restricted(manifest.contributes.configuration));
 });
 
 test("package.json: activation, commands", () => {

@@ -3,7 +3,7 @@
 use super::read::{read_file, read_stdin, FileText};
 use super::report::{reporter, CheckReport, FileResult, Located, OutputFormat, Range};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
-use crate::config::{find_config_file, parse_tier, Config, TierChoice};
+use crate::config::{find_project_file, parse_tier, repository_root, Config, Origin, TierChoice};
 use crate::model::ModelOptions;
 use crate::score::findings::{findings, Calibration, Sensitivity};
 use crate::score::registry;
@@ -34,7 +34,8 @@ pub struct CheckArgs {
     /// Scorer whose findings are reported (default: the best available).
     #[arg(long)]
     pub scorer: Option<String>,
-    /// Settings file (default: the nearest segue.toml).
+    /// Project settings file (default: the nearest segue.toml between the first path and the
+    /// repository root). Like any project file, it cannot set ort_dylib or models_dir.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Format of stdin and of files with an unknown extension: markdown, rst, latex, plain.
@@ -81,10 +82,14 @@ fn parse_tier_arg(s: &str) -> Result<TierChoice, String> {
     parse_tier(s).ok_or_else(|| format!("`{s}` is not a tier: use auto, 0 or 1"))
 }
 
-/// The scorers available for a tier choice, with model options from the environment
-/// ([`ModelOptions::from_env`]); see [`scorers_with`].
+/// The scorers available for a tier choice, with model options from the user's own settings
+/// (the flags, the user settings file, the environment: [`super::user::model_options`]); see
+/// [`scorers_with`].
 pub fn scorers_for(tier: TierChoice) -> anyhow::Result<ScorerSet> {
-    scorers_with(tier, &ModelOptions::from_env())
+    scorers_with(
+        tier,
+        &super::user::model_options(super::user::user_config()),
+    )
 }
 
 /// The scorers available for a tier choice: tier 0 always; with `auto` or `1` also the tier-1
@@ -139,18 +144,9 @@ fn named_scorer(set: &ScorerSet, name: &str) -> anyhow::Result<Arc<dyn Scorer>> 
 
 /// Runs `segue check`.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
-    let config_path = args.config.clone().or_else(|| {
-        args.paths
-            .first()
-            .and_then(|p| find_config_file(&absolute(p)))
-    });
-    let mut config = Config::default();
-    if let Some(path) = &config_path {
-        let (cfg, warnings) = Config::load(path);
-        for w in warnings {
-            eprintln!("warning: {w}");
-        }
-        config = cfg;
+    let (mut config, warnings) = Config::layered(&settings_files(&args));
+    for w in warnings {
+        eprintln!("warning: {w}");
     }
     if let Some(s) = args.sensitivity {
         config.sensitivity = match s {
@@ -189,12 +185,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let set = if builtin_will_do {
         ScorerSet::builtin()
     } else {
-        scorers_with(
-            tier,
-            &ModelOptions::from_env()
-                .with_device(config.device)
-                .with_paths(config.ort_dylib.clone(), config.models_dir.clone()),
-        )?
+        scorers_with(tier, &super::user::model_options(&config))?
     };
     let scorer = reporting_scorer(&set, wanted)?;
     let calibration = Calibration::shipped();
@@ -239,6 +230,28 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     } else {
         EXIT_CLEAN
     })
+}
+
+/// The settings files of a check, lowest first: the user's own file, then the project's (`--config`,
+/// else the nearest `segue.toml` from the first path's folder up to its repository root).
+fn settings_files(args: &CheckArgs) -> Vec<(PathBuf, Origin)> {
+    let mut files: Vec<(PathBuf, Origin)> = super::user::user_layer().into_iter().collect();
+    let project = args.config.clone().or_else(|| {
+        let first = args.paths.first()?;
+        let start = if first.as_os_str() == "-" {
+            absolute(Path::new("."))
+        } else {
+            let p = absolute(first);
+            if p.is_dir() {
+                p
+            } else {
+                p.parent().map_or(p.clone(), Path::to_path_buf)
+            }
+        };
+        find_project_file(&start, &repository_root(&start))
+    });
+    files.extend(project.map(|p| (p, Origin::Project)));
+    files
 }
 
 /// One thing to check.

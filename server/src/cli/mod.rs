@@ -8,6 +8,7 @@ pub mod read;
 pub mod reorder_cmd;
 pub mod report;
 pub mod score_cmd;
+pub mod user;
 pub mod write;
 
 use clap::{Parser, Subcommand};
@@ -17,6 +18,9 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(name = "segue", version, about, long_about = None)]
 pub struct Cli {
+    /// Where the tier 1 runtime and models are (global options).
+    #[command(flatten)]
+    pub models: user::ModelFlags,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -70,6 +74,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    user::set_flags(cli.models);
     let result = match cli.command {
         Command::Check(args) => check::run(args),
         Command::Score(args) => score_cmd::run(args),

@@ -47,7 +47,8 @@ pub enum ModelsAction {
 /// Arguments of `segue doctor`.
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
-    /// Where the model should run: auto, cpu or cuda (default: SEGUE_DEVICE, else auto).
+    /// Where the model should run: auto, cpu or cuda (default: SEGUE_DEVICE, else the user
+    /// settings' device, else auto).
     #[arg(long, value_enum)]
     pub device: Option<DeviceArg>,
 }
@@ -75,7 +76,7 @@ impl From<DeviceArg> for Device {
 
 /// Runs `segue models …`.
 pub fn run(args: ModelsArgs) -> anyhow::Result<u8> {
-    let options = ModelOptions::from_env();
+    let options = super::user::model_options(super::user::user_config());
     match args.action {
         ModelsAction::Install { gpu, no_gpu, force } => install(&options, gpu, no_gpu, force),
         ModelsAction::List => list(&options),
@@ -206,7 +207,7 @@ const SMOKE: [&str; 8] = [
 /// Runs `segue doctor`: where the runtime and model come from, the provider, the files, and a
 /// one-batch smoke test with timings.
 pub fn doctor(args: DoctorArgs) -> anyhow::Result<u8> {
-    let mut options = ModelOptions::from_env();
+    let mut options = super::user::model_options(super::user::user_config());
     if let Some(d) = args.device {
         options.device = d.into();
     }

@@ -1,14 +1,20 @@
 //! Settings shared by the CLI and the language server.
 //!
-//! Settings come from a `segue.toml` (nearest ancestor of the checked path) and, in the language
-//! server, from the editor. Both use the same keys; [`Config::resolve`] turns raw key/value pairs
-//! into a [`Config`], collecting a warning for every unknown key or bad value and keeping the
-//! default for it. Resolution never fails.
+//! Settings come from the user's own `segue.toml` (in the platform config directory), a project's
+//! `segue.toml` (the nearest one between the checked path and the project root) and, in the
+//! language server, from the editor. All use the same keys; [`Config::resolve`] turns raw
+//! key/value pairs into a [`Config`], collecting a warning for every unknown key or bad value and
+//! keeping the default for it. Resolution never fails. [`sources`] decides what each source may
+//! set: the keys that name code or models to load come from the user only.
 
 use crate::score::findings::Sensitivity;
 use crate::text::Format;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+
+pub mod sources;
+
+pub use sources::{find_project_file, repository_root, user_config_file, Origin, USER_ONLY_KEYS};
 
 /// The name of the project settings file.
 pub const FILE_NAME: &str = "segue.toml";
@@ -107,14 +113,16 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ("debounce", "Milliseconds to wait after an edit before model work starts.", "250"),
     ("ignore", "Glob patterns of files never checked.", "[]"),
     ("scorer", "Name of the scorer whose findings are reported (default: the best available).", "none"),
-    ("ort_dylib", "Path of the ONNX Runtime library for tier 1 (default: SEGUE_ORT_DYLIB, ORT_DYLIB_PATH, then the models folder).", "none"),
-    ("models_dir", "The tier 1 models folder (default: SEGUE_MODELS_DIR, then the installed models/).", "none"),
+    ("ort_dylib", "Absolute path of the ONNX Runtime library for tier 1 (default: SEGUE_ORT_DYLIB, ORT_DYLIB_PATH, then the models folder). User settings only: a project's settings cannot set it.", "none"),
+    ("models_dir", "Absolute path of the tier 1 models folder (default: SEGUE_MODELS_DIR, then the installed models/). User settings only: a project's settings cannot set it.", "none"),
 ];
 
 /// The settings as a JSON Schema object: one property per key of [`KEYS`], with its type,
 /// allowed values, default and description. Editor clients generate (VS Code) or check their
 /// settings manifests against this, so the two cannot drift apart; `segue settings --schema`
-/// prints it.
+/// prints it. The [`USER_ONLY_KEYS`] carry `"x-user-only": true`: editors must take them from the
+/// user's own settings, never from a workspace's (the VS Code manifest makes them machine-scoped
+/// and restricted in untrusted workspaces).
 pub fn schema() -> serde_json::Value {
     use serde_json::json;
     let mut props = serde_json::Map::new();
@@ -141,6 +149,9 @@ pub fn schema() -> serde_json::Value {
         if let Some(obj) = prop.as_object_mut() {
             obj.insert("default".into(), default);
             obj.insert("description".into(), json!(description));
+            if sources::is_user_only(key) {
+                obj.insert("x-user-only".into(), json!(true));
+            }
         }
         props.insert((*key).to_string(), prop);
     }
@@ -237,14 +248,18 @@ impl Config {
                 },
                 "ort_dylib" | "models_dir" => {
                     let path = match value.as_str() {
-                        Some(s) if !s.trim().is_empty() => Some(Some(PathBuf::from(s))),
-                        Some(_) => Some(None),
-                        None if value.is_null() => Some(None),
+                        Some(s) if !s.trim().is_empty() => Some(absolute_setting(s).map(Some)),
+                        Some(_) => Some(Some(None)),
+                        None if value.is_null() => Some(Some(None)),
                         None => None,
                     };
                     match (key.as_str(), path) {
-                        ("ort_dylib", Some(p)) => cfg.ort_dylib = p,
-                        (_, Some(p)) => cfg.models_dir = p,
+                        (_, Some(None)) => warnings.push(bad(
+                            "an absolute path, or one starting with `~/`; a relative path would \
+                             depend on the folder Segue runs in",
+                        )),
+                        ("ort_dylib", Some(Some(p))) => cfg.ort_dylib = p,
+                        (_, Some(Some(p))) => cfg.models_dir = p,
                         (_, None) => warnings.push(bad("a path")),
                     }
                 }
@@ -254,32 +269,27 @@ impl Config {
         (cfg, warnings)
     }
 
-    /// Reads and resolves a `segue.toml`. A file that cannot be read or parsed gives the defaults
-    /// and a warning.
-    pub fn load(path: &Path) -> (Config, Vec<String>) {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => {
-                return (
-                    Config::default(),
-                    vec![format!("segue: cannot read {}: {e}", path.display())],
-                )
-            }
-        };
-        match toml::from_str::<toml::Value>(&text) {
-            Ok(v) => {
-                let json = serde_json::to_value(v).unwrap_or(serde_json::Value::Null);
-                let (cfg, mut warnings) = Config::resolve(&json);
-                for w in &mut warnings {
-                    *w = format!("{}: {w}", path.display());
-                }
-                (cfg, warnings)
-            }
-            Err(e) => (
-                Config::default(),
-                vec![format!("segue: {} is not valid TOML: {e}", path.display())],
-            ),
+    /// Reads and resolves a `segue.toml` written by `origin` (see [`sources::read_table`]: a
+    /// project file cannot set the [`USER_ONLY_KEYS`]). A file that cannot be read or parsed gives
+    /// the defaults and a warning.
+    pub fn load(path: &Path, origin: Origin) -> (Config, Vec<String>) {
+        Config::layered(&[(path.to_path_buf(), origin)])
+    }
+
+    /// Reads settings files in order, later ones winning key by key, and resolves the result.
+    /// Each file's warnings name it.
+    pub fn layered(files: &[(PathBuf, Origin)]) -> (Config, Vec<String>) {
+        let mut merged = serde_json::Map::new();
+        let mut warnings = Vec::new();
+        for (path, origin) in files {
+            let (table, w) = sources::read_table(path, *origin);
+            warnings.extend(w);
+            let (_, w) = Config::resolve(&serde_json::Value::Object(table.clone()));
+            warnings.extend(w.into_iter().map(|w| format!("{}: {w}", path.display())));
+            merged.extend(table);
         }
+        let (cfg, _) = Config::resolve(&serde_json::Value::Object(merged));
+        (cfg, warnings)
     }
 
     /// Whether `format` is enabled.
@@ -319,22 +329,16 @@ pub fn parse_tier(s: &str) -> Option<TierChoice> {
     }
 }
 
-/// The nearest `segue.toml` in `start` or its ancestors.
-pub fn find_config_file(start: &Path) -> Option<PathBuf> {
-    let start = if start.is_file() {
-        start.parent()?
-    } else {
-        start
+/// A path setting as given, if it is absolute or starts with `~/` (expanded to the home folder).
+/// A relative path would resolve against the process's working folder, which for a language
+/// server is whatever folder the editor opened, so it is refused.
+fn absolute_setting(s: &str) -> Option<PathBuf> {
+    let s = s.trim();
+    let path = match s.strip_prefix("~/").or_else(|| s.strip_prefix("~\\")) {
+        Some(rest) => sources::home_dir()?.join(rest),
+        None => PathBuf::from(s),
     };
-    let mut dir = Some(start);
-    while let Some(d) = dir {
-        let candidate = d.join(FILE_NAME);
-        if candidate.is_file() {
-            return Some(candidate);
-        }
-        dir = d.parent();
-    }
-    None
+    path.is_absolute().then_some(path)
 }
 
 #[cfg(test)]
@@ -389,11 +393,59 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
         std::fs::write(&path, "sensitivity = \"low\"\ndebounce = -5\n").unwrap();
-        let (cfg, warnings) = Config::load(&path);
+        let (cfg, warnings) = Config::load(&path, Origin::Project);
         assert_eq!(cfg.sensitivity, Sensitivity::Low);
         assert_eq!(warnings.len(), 1);
-        assert_eq!(find_config_file(dir.path()), Some(path));
+        assert_eq!(find_project_file(dir.path(), dir.path()), Some(path));
         std::fs::write(dir.path().join(FILE_NAME), "not = [toml").unwrap();
-        assert_eq!(Config::load(&dir.path().join(FILE_NAME)).1.len(), 1);
+        assert_eq!(
+            Config::load(&dir.path().join(FILE_NAME), Origin::Project)
+                .1
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn path_settings_must_be_absolute() {
+        let (cfg, warnings) =
+            Config::resolve(&json!({"ort_dylib": "lib/libonnxruntime.so", "models_dir": "../m"}));
+        assert_eq!(cfg.ort_dylib, None);
+        assert_eq!(cfg.models_dir, None);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("absolute path"), "{warnings:?}");
+        if let Some(home) = sources::home_dir() {
+            let (cfg, warnings) = Config::resolve(&json!({"models_dir": "~/segue/models"}));
+            assert!(warnings.is_empty(), "{warnings:?}");
+            assert_eq!(cfg.models_dir, Some(home.join("segue/models")));
+        }
+    }
+
+    #[test]
+    fn a_user_file_sets_paths_and_a_project_file_wins_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.toml");
+        let project = dir.path().join(FILE_NAME);
+        std::fs::write(
+            &user,
+            "ort_dylib = \"/opt/ort/libonnxruntime.so\"\nsensitivity = \"high\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &project,
+            "ort_dylib = \"/tmp/evil.so\"\nsensitivity = \"low\"\n",
+        )
+        .unwrap();
+        let (cfg, warnings) = Config::layered(&[(user, Origin::User), (project, Origin::Project)]);
+        assert_eq!(
+            cfg.ort_dylib,
+            Some(PathBuf::from("/opt/ort/libonnxruntime.so"))
+        );
+        assert_eq!(cfg.sensitivity, Sensitivity::Low);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("`ort_dylib` is ignored"),
+            "{warnings:?}"
+        );
     }
 }

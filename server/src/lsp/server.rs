@@ -557,10 +557,12 @@ impl Session {
         }
     }
 
-    /// Re-reads `segue.toml` files and re-analyzes everything.
+    /// Re-reads `segue.toml` files (the user's too) and re-analyzes everything.
     async fn reload_files(self: &Arc<Self>) {
-        lock(&self.settings).invalidate();
+        let user_file = crate::config::sources::existing_user_config_file();
+        let warnings = lock(&self.settings).set_user_file(user_file.as_deref());
         lock(&self.shown).clear();
+        self.warn_user(warnings).await;
         self.schedule_all();
         let caps = self.caps();
         if caps.pull && caps.refresh {
@@ -701,6 +703,9 @@ impl LanguageServer for Backend {
         {
             let mut settings = lock(&self.session.settings);
             settings.set_roots(roots_of(&params));
+            let user_file = crate::config::sources::existing_user_config_file();
+            let w = settings.set_user_file(user_file.as_deref());
+            lock(&self.session.pending_warnings).extend(w);
             if let Some(opts) = params.initialization_options.clone() {
                 let w = settings.set_editor(opts);
                 lock(&self.session.pending_warnings).extend(w);

@@ -1,16 +1,23 @@
-//! Settings in the language server: the editor's `segue` section merged with the project's
-//! `segue.toml`.
+//! Settings in the language server: the user's settings file, the editor's `segue` section and
+//! the project's `segue.toml`, merged in that order.
 //!
-//! The editor's settings arrive through `workspace/configuration` (section `segue`), through
-//! `workspace/didChangeConfiguration` (`{"segue": {…}}`) or as `initializationOptions`. The project
-//! file is the nearest `segue.toml` at or above the document's folder (the workspace root for
-//! documents without a path), as for `segue check`. Both use the keys of [`crate::config::KEYS`].
-//! **The file wins** key by key: it is project-wide policy, the editor holds personal defaults.
-//! Unknown keys and bad values give a warning (shown once with `window/showMessage`) and the
-//! default; resolution never fails.
+//! The user's file is `segue/segue.toml` in the platform config directory
+//! ([`crate::config::user_config_file`]). The editor's settings arrive through
+//! `workspace/configuration` (section `segue`), through `workspace/didChangeConfiguration`
+//! (`{"segue": {…}}`) or as `initializationOptions`; they are the user's too (an editor must not
+//! let a workspace set the code-loading keys: the VS Code extension marks them machine-scoped and
+//! restricted). The project file is the nearest `segue.toml` between the document's folder (the
+//! first workspace root for documents without a path) and the workspace folder that holds it —
+//! never above it; for a document outside every workspace folder, its repository root
+//! ([`crate::config::repository_root`]). All use the keys of [`crate::config::KEYS`]. **The
+//! project file wins** key by key (it is project-wide policy; the others are personal defaults),
+//! except for the keys that name code or models to load ([`crate::config::USER_ONLY_KEYS`]),
+//! which it cannot set: they are dropped from it with a warning. Unknown keys and bad values give
+//! a warning (shown once with `window/showMessage`) and the default; resolution never fails.
 
 use super::engine::ContextPolicy;
-use crate::config::{find_config_file, Config, TierChoice};
+use crate::config::sources::read_table;
+use crate::config::{find_project_file, repository_root, Config, Origin, TierChoice};
 use crate::score::{registry, Scorer, ScorerSet};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -82,6 +89,7 @@ impl Resolved {
 
 /// The editor settings, the workspace roots, and the resolved settings per project file.
 pub struct SettingsStore {
+    user: Map<String, Value>,
     editor: Value,
     roots: Vec<PathBuf>,
     scorers: ScorerSet,
@@ -93,6 +101,7 @@ impl SettingsStore {
     /// A store with no editor settings and no roots.
     pub fn new(scorers: ScorerSet) -> Self {
         SettingsStore {
+            user: Map::new(),
             editor: Value::Null,
             roots: Vec::new(),
             scorers,
@@ -138,6 +147,20 @@ impl SettingsStore {
             .collect()
     }
 
+    /// Reads the user's settings file (`None`: there is none). Returns the warnings about it.
+    pub fn set_user_file(&mut self, path: Option<&Path>) -> Vec<String> {
+        self.resolved.clear();
+        let Some(path) = path else {
+            self.user = Map::new();
+            return Vec::new();
+        };
+        let (table, mut warnings) = read_table(path, Origin::User);
+        let (_, w) = Config::resolve(&Value::Object(table.clone()));
+        warnings.extend(w.into_iter().map(|w| format!("{}: {w}", path.display())));
+        self.user = table;
+        warnings
+    }
+
     /// Replaces the workspace roots.
     pub fn set_roots(&mut self, roots: Vec<PathBuf>) {
         self.roots = roots;
@@ -169,9 +192,22 @@ impl SettingsStore {
         self.for_start(Some(dir.to_path_buf()))
     }
 
+    /// The root that project settings are looked for under, for files in `dir`: the innermost
+    /// workspace folder holding it, else its repository root.
+    fn project_root(&self, dir: &Path) -> PathBuf {
+        self.roots
+            .iter()
+            .filter(|r| dir.starts_with(r))
+            .max_by_key(|r| r.components().count())
+            .cloned()
+            .unwrap_or_else(|| repository_root(dir))
+    }
+
     fn for_start(&mut self, start: Option<PathBuf>) -> (Arc<Resolved>, Vec<String>) {
-        // The nearest `segue.toml` at or above the folder, as for `segue check`.
-        let file = start.as_deref().and_then(find_config_file);
+        // The nearest `segue.toml` at or above the folder, never above the project root.
+        let file = start
+            .as_deref()
+            .and_then(|dir| find_project_file(dir, &self.project_root(dir)));
         if let Some(r) = self.resolved.get(&file) {
             return (r.clone(), Vec::new());
         }
@@ -183,17 +219,15 @@ impl SettingsStore {
 
     fn resolve(&self, file: Option<PathBuf>) -> (Resolved, Vec<String>) {
         let mut warnings = Vec::new();
-        let mut merged: Map<String, Value> = self.editor.as_object().cloned().unwrap_or_default();
+        let mut merged = self.user.clone();
+        merged.extend(self.editor.as_object().cloned().unwrap_or_default());
         if let Some(path) = &file {
-            match read_toml(path) {
-                Ok(Value::Object(map)) => {
-                    let (_, w) = Config::resolve(&Value::Object(map.clone()));
-                    warnings.extend(w.into_iter().map(|w| format!("{}: {w}", path.display())));
-                    merged.extend(map);
-                }
-                Ok(_) => warnings.push(format!("{}: expected a table of settings", path.display())),
-                Err(e) => warnings.push(e),
-            }
+            // Without the user-only keys, each dropped with a warning.
+            let (map, w) = read_table(path, Origin::Project);
+            warnings.extend(w);
+            let (_, w) = Config::resolve(&Value::Object(map.clone()));
+            warnings.extend(w.into_iter().map(|w| format!("{}: {w}", path.display())));
+            merged.extend(map);
         }
         let (mut config, _) = Config::resolve(&Value::Object(merged));
         if config.tier == TierChoice::Model {
@@ -261,14 +295,6 @@ impl SettingsStore {
             warnings,
         )
     }
-}
-
-fn read_toml(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let value: toml::Value =
-        toml::from_str(&text).map_err(|e| format!("{} is not valid TOML: {e}", path.display()))?;
-    serde_json::to_value(value).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// A scorer that finds nothing, used only if the registry is empty (it never is).
@@ -361,9 +387,54 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join(FILE_NAME), "ignore = [\"drafts/**\"]\n").expect("write");
         let mut store = SettingsStore::new(ScorerSet::builtin());
+        store.set_roots(vec![dir.path().to_path_buf()]);
         let doc = dir.path().join("drafts").join("a.md");
         let (r, _) = store.for_path(Some(&doc));
         assert!(r.ignores(&doc));
         assert!(!r.ignores(&dir.path().join("b.md")));
+    }
+
+    #[test]
+    fn project_files_are_looked_for_up_to_the_root_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("ws");
+        std::fs::create_dir_all(root.join("docs")).expect("mkdir");
+        std::fs::write(dir.path().join(FILE_NAME), "sensitivity = \"low\"\n").expect("write");
+        let mut store = SettingsStore::new(ScorerSet::builtin());
+        store.set_roots(vec![root.clone()]);
+        let (r, _) = store.for_path(Some(&root.join("docs").join("a.md")));
+        assert_eq!(r.file, None);
+        assert_eq!(r.config.sensitivity, Sensitivity::Medium);
+        // Outside every workspace folder and repository: the document's own folder only.
+        let loose = dir.path().join("loose");
+        let (r, _) = store.for_path(Some(&loose.join("a.md")));
+        assert_eq!(r.file, None);
+    }
+
+    #[test]
+    fn a_project_file_cannot_set_code_paths_but_the_user_file_can() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let user = dir.path().join("user.toml");
+        std::fs::write(&user, "models_dir = \"/opt/segue/models\"\n").expect("write");
+        std::fs::write(
+            dir.path().join(FILE_NAME),
+            "ort_dylib = \"/tmp/evil.so\"\nmodels_dir = \"/tmp/evil\"\n",
+        )
+        .expect("write");
+        let mut store = SettingsStore::new(ScorerSet::builtin());
+        store.set_roots(vec![dir.path().to_path_buf()]);
+        assert!(store.set_user_file(Some(&user)).is_empty());
+        store.set_editor(json!({"ort_dylib": "/opt/ort/libonnxruntime.so"}));
+        let (r, w) = store.for_path(None);
+        assert_eq!(
+            r.config.models_dir,
+            Some(PathBuf::from("/opt/segue/models"))
+        );
+        assert_eq!(
+            r.config.ort_dylib,
+            Some(PathBuf::from("/opt/ort/libonnxruntime.so"))
+        );
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w.iter().all(|w| w.contains("is ignored")), "{w:?}");
     }
 }

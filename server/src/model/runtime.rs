@@ -9,6 +9,8 @@
 //! Execution providers: `device = "cpu"` runs on the CPU provider; `"cuda"` requires the CUDA
 //! provider and fails with a message otherwise; `"auto"` tries CUDA and falls back to the CPU,
 //! remembering why ([`SessionChoice::note`]) so `segue doctor` and the log line can say so.
+//!
+//! Telemetry is off, and Segue makes no network access: see [`disable_telemetry`].
 
 use super::files::{cpu_library, gpu_library};
 use super::{ModelError, ModelOptions};
@@ -96,6 +98,40 @@ impl fmt::Debug for Runtime {
 
 static RUNTIME: Mutex<Option<Arc<Runtime>>> = Mutex::new(None);
 
+/// The environment variable that turns ONNX Runtime's telemetry off.
+pub const TELEMETRY_VAR: &str = "ORT_DISABLE_TELEMETRY";
+
+/// Turns ONNX Runtime's telemetry off for this process by setting `ORT_DISABLE_TELEMETRY=1`.
+///
+/// **Why the variable.** The Linux build of ONNX Runtime 1.31 starts its telemetry when the
+/// environment is created (`CreateEnv`): it writes a device id and an event database under
+/// `~/.cache/Microsoft/DeveloperTools/.onnxruntime/` at once and, about ten seconds later, looks
+/// up its collector host by DNS and tries to upload. `DisableTelemetryEvents` (the `ort` crate's
+/// `with_telemetry(false)`, which [`Runtime::get`] also calls) comes after `CreateEnv` and stops
+/// none of it; the variable, read by `CreateEnv`, stops all of it (measured with strace: no
+/// socket, no DNS, no file under `~/.cache/Microsoft`; `server/tests/privacy.rs` checks it).
+///
+/// **Why here, and when.** Setting an environment variable is sound only while no other thread
+/// reads the environment (which is why Rust 2024 makes `set_var` unsafe). The `segue` binary
+/// calls this first thing in `main`, before any thread exists. [`Runtime::get`] calls it again
+/// before it loads the library, so that programs using the library directly (tests, benchmarks,
+/// other embedders) never create an ONNX Runtime environment with telemetry on: there it does
+/// nothing when `main` (or the user) already set the variable; otherwise it writes it under the
+/// runtime lock, before ONNX Runtime is loaded, where Rust's own environment accesses are
+/// serialised by the standard library and the remaining hazard is foreign code reading the
+/// environment on another thread at that instant.
+pub fn disable_telemetry() {
+    if std::env::var_os(TELEMETRY_VAR).is_some_and(|v| v == "1") {
+        return;
+    }
+    // SAFETY (for Rust 2024, where this is unsafe): see above; in the binary no other thread
+    // exists yet.
+    #[allow(unused_unsafe)]
+    unsafe {
+        std::env::set_var(TELEMETRY_VAR, "1");
+    }
+}
+
 /// Where the library would be loaded from for `options`, and how that path was chosen, without
 /// loading it. `models_dir` is the models folder, when one was found.
 pub fn resolve_library(
@@ -157,6 +193,8 @@ impl Runtime {
             return Ok(rt.clone());
         }
         let (path, source) = resolve_library(options, models_dir)?;
+        // Before the environment is created: that is when ONNX Runtime reads it.
+        disable_telemetry();
         let load_err = |message: String| ModelError::LibraryLoad {
             path: path.clone(),
             found_via: source,

@@ -256,7 +256,7 @@ local function scenario()
   write_file('helprtp/doc/segue.txt', read_file(src))
   vim.cmd('helptags ' .. vim.fn.fnameescape(helprtp .. '/doc'))
   vim.opt.runtimepath:append(helprtp)
-  for _, tag in ipairs({ 'segue', 'segue-setup', ':SegueReorder', ':SegueCheckWorkspace', ':SegueScore', 'segue-health' }) do
+  for _, tag in ipairs({ 'segue', 'segue-setup', ':SegueReorder', ':SegueCheckWorkspace', ':SegueScore', 'segue-health', 'segue-security' }) do
     vim.cmd('help ' .. tag)
     assert(vim.api.nvim_buf_get_name(0):find('segue.txt$'), ':help ' .. tag .. ' did not open segue.txt')
     vim.cmd('helpclose')
