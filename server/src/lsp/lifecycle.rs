@@ -6,7 +6,7 @@
 //! they arrive (tower-lsp-server's `exit` aborts the handlers still pending, a `shutdown` just
 //! before it included, so the handler cannot be relied on to record it).
 //!
-//! [`run_until_end`] bounds the end of the session. tower-lsp-server's `serve` returns only once
+//! `run_until_end` bounds the end of the session. tower-lsp-server's `serve` returns only once
 //! every handler has finished, and a handler can wait forever: on a server → client request the
 //! editor never answers (`workspace/configuration`), or on an analysis. So after `exit`, or when
 //! the input ends, the handlers get [`GRACE`] to finish their replies and are then abandoned; the
@@ -153,7 +153,7 @@ pub(crate) async fn run_until_end(
     session.busy()
 }
 
-/// Ends the process with `code` at once, after flushing stdout (for at most [`FLUSH_LIMIT`]: a
+/// Ends the process with `code` at once, after flushing stdout (for at most 100 ms: a
 /// client that stopped reading must not keep it alive), without running static destructors.
 pub fn exit_now(code: u8) -> ! {
     warn!("exiting while a model load or an analysis is still running on a blocking thread");
