@@ -189,7 +189,8 @@ fn exit_while_the_models_load_is_clean() {
         return;
     }
     // Shut down right after `initialized`, while the models are still loading: the process must
-    // wait for the load and exit with 0, never crash in ONNX Runtime's teardown.
+    // exit with 0, never crash in ONNX Runtime's teardown (a load still going after the drain
+    // period is left behind: the process ends without running static destructors).
     for delay_ms in [0, 50, 100, 150, 200, 250, 300, 400] {
         let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
         c.initialize(push_caps(), None, Some(json!({"debounce": 0})));

@@ -3,6 +3,7 @@
 //! `window/logMessage`. Nothing is ever written to stdout, which carries the protocol.
 
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tower_lsp_server::ls_types::MessageType;
@@ -18,6 +19,8 @@ type Line = (MessageType, String);
 
 static TO_CLIENT: OnceLock<UnboundedSender<Line>> = OnceLock::new();
 static FROM_LOG: OnceLock<std::sync::Mutex<Option<UnboundedReceiver<Line>>>> = OnceLock::new();
+/// Set once the session has ended: there is no client to send to any more.
+static DISCONNECTED: AtomicBool = AtomicBool::new(false);
 
 /// Installs the global subscriber (once; later calls do nothing).
 pub fn init() {
@@ -55,6 +58,11 @@ pub fn connect(client: Client) {
     });
 }
 
+/// Stops sending log events to the client (the session ended); stderr keeps them.
+pub fn disconnect() {
+    DISCONNECTED.store(true, Ordering::SeqCst);
+}
+
 struct ClientLayer;
 
 impl<S: Subscriber> Layer<S> for ClientLayer {
@@ -62,6 +70,9 @@ impl<S: Subscriber> Layer<S> for ClientLayer {
         let Some(tx) = TO_CLIENT.get() else {
             return;
         };
+        if DISCONNECTED.load(Ordering::SeqCst) {
+            return;
+        }
         let typ = match *event.metadata().level() {
             Level::ERROR => MessageType::ERROR,
             Level::WARN => MessageType::WARNING,

@@ -9,8 +9,10 @@
 //! - [`diagnostics`], [`hover`], [`actions`]: snapshots → LSP results (reorder edits come from
 //!   [`crate::order::reorder`] and [`crate::order::permute`], shared with `segue reorder`);
 //! - [`settings`]: editor settings merged with `segue.toml`; [`commands`]: `segue.*` commands;
-//! - [`convert`]: spans ↔ LSP ranges; [`transport`]: a guard that drops malformed frames before
-//!   they reach the JSON-RPC layer; [`logging`]: stderr (`RUST_LOG`) and `window/logMessage`.
+//! - [`convert`]: spans ↔ LSP ranges; [`frame`]: `Content-Length` framing that resynchronises
+//!   after malformed input; [`transport`]: the guard that forwards only well-formed frames to the
+//!   JSON-RPC layer; [`lifecycle`]: a reply for every request, and a bounded end after `exit` or
+//!   the end of input; [`logging`]: stderr (`RUST_LOG`) and `window/logMessage`.
 //!
 //! Only this module speaks LSP; it reads the text, score and order modules as plain data. See
 //! docs/lsp.md for the user-facing behaviour.
@@ -21,12 +23,15 @@ pub mod convert;
 pub mod diagnostics;
 pub mod document;
 pub mod engine;
+pub mod frame;
 pub mod hover;
+pub mod lifecycle;
 pub mod logging;
 pub mod server;
 pub mod settings;
 pub mod transport;
 
+use std::sync::Arc;
 use tower_lsp_server::{LspService, Server};
 
 /// Arguments of `segue serve`.
@@ -43,22 +48,27 @@ pub struct ServeArgs {
 const CONCURRENCY: usize = 32;
 
 /// Runs the language server on stdin/stdout until `exit` or end of input. Returns the exit code:
-/// 0 after `shutdown` then `exit`, 1 when the input ended or `exit` came without `shutdown`.
+/// 0 when `shutdown` came before `exit` or the end of input, 1 otherwise. Whatever is pending then
+/// is abandoned: the process is gone within [`lifecycle::GRACE`] + [`lifecycle::DRAIN`].
 pub fn run(_args: ServeArgs) -> anyhow::Result<u8> {
     logging::init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("segue-lsp")
         .build()?;
-    let code = runtime.block_on(serve_stdio());
+    let (code, still_running) = runtime.block_on(serve_stdio());
+    if still_running {
+        lifecycle::exit_now(code);
+    }
     // Do not wait for the thread blocked on reading stdin.
     runtime.shutdown_background();
     Ok(code)
 }
 
-async fn serve_stdio() -> u8 {
+/// Serves until the session ends; the exit code and whether work still runs on a blocking thread.
+async fn serve_stdio() -> (u8, bool) {
     let (to_server, from_guard) = tokio::io::duplex(1 << 16);
-    let guard = tokio::spawn(transport::forward_valid_frames(
+    let mut input = tokio::spawn(transport::forward_valid_frames(
         tokio::io::stdin(),
         to_server,
     ));
@@ -70,20 +80,11 @@ async fn serve_stdio() -> u8 {
         )
         .finish();
     let session = service.inner().session.clone();
-    Server::new(from_guard, tokio::io::stdout(), socket)
+    let signals = Arc::new(lifecycle::Signals::default());
+    let serve = Server::new(from_guard, tokio::io::stdout(), socket)
         .concurrency_level(CONCURRENCY)
-        .serve(service)
-        .await;
-    guard.abort();
-    // Let a model load or an analysis in flight finish before the process exits (bounded; the
-    // shutdown has already cancelled the analyses, which stop at their next check).
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-    while session.busy() && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    if session.shutdown_requested() {
-        0
-    } else {
-        1
-    }
+        .serve(lifecycle::Replying::new(service, signals.clone()));
+    let still_running = lifecycle::run_until_end(serve, &mut input, &signals, &session).await;
+    input.abort();
+    (signals.exit_code(), still_running)
 }

@@ -191,7 +191,6 @@ pub(crate) struct Session {
     pub settings: Mutex<SettingsStore>,
     caps: RwLock<Caps>,
     pub calibration: Arc<Calibration>,
-    shutdown: AtomicBool,
     pub progress_cancels: Mutex<HashMap<String, Arc<AtomicBool>>>,
     pub token_counter: AtomicU64,
     shown: Mutex<HashSet<String>>,
@@ -232,7 +231,6 @@ impl Session {
             settings: Mutex::new(SettingsStore::new(ScorerSet::builtin())),
             caps: RwLock::new(Caps::default()),
             calibration: Arc::new(Calibration::shipped()),
-            shutdown: AtomicBool::new(false),
             progress_cancels: Mutex::new(HashMap::new()),
             token_counter: AtomicU64::new(0),
             shown: Mutex::new(HashSet::new()),
@@ -253,9 +251,17 @@ impl Session {
         self.models_loading.load(Ordering::SeqCst) || self.running.load(Ordering::SeqCst) > 0
     }
 
-    /// Whether `shutdown` was received.
-    pub fn shutdown_requested(&self) -> bool {
-        self.shutdown.load(Ordering::SeqCst)
+    /// Cancels all work for good, as the session ends: analyses in flight stop at their next
+    /// check, workspace checks at their next file, and model inference at its next batch (for the
+    /// rest of the process: it is about to exit).
+    pub fn abandon_work(&self) {
+        for e in lock(&self.docs).values() {
+            e.generation.fetch_add(1, Ordering::SeqCst);
+        }
+        for flag in lock(&self.progress_cancels).values() {
+            flag.store(true, Ordering::SeqCst);
+        }
+        crate::model::abandon();
     }
 
     /// Resolved settings for a path, showing its warnings (once per settings change).
@@ -384,6 +390,15 @@ impl Session {
                 None => return true,
             },
         };
+        debug!(
+            "{} v{}: running the {} stage",
+            p.uri.as_str(),
+            p.version,
+            match stage {
+                Stage::Tier0 => "tier-0",
+                Stage::Model => "model",
+            }
+        );
         let order_scorer = resolved.order_scorer.clone();
         let job_order_scorer = order_scorer.clone();
         let skip = skip_reason(p, resolved);
@@ -812,13 +827,7 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
-        self.session.shutdown.store(true, Ordering::SeqCst);
-        for e in lock(&self.session.docs).values() {
-            e.generation.fetch_add(1, Ordering::SeqCst);
-        }
-        for flag in lock(&self.session.progress_cancels).values() {
-            flag.store(true, Ordering::SeqCst);
-        }
+        self.session.abandon_work();
         Ok(())
     }
 

@@ -20,7 +20,8 @@
 //!
 //! Loading is IO and may fail: every failure is a [`ModelError`] whose message names the fix
 //! (usually `models/install`); callers fall back to tier 0. Nothing here panics on missing or corrupt
-//! files, and nothing is ever fetched from the network.
+//! files, and nothing is ever fetched from the network. A process about to exit calls [`abandon`]:
+//! inference in flight then stops at its next batch.
 
 mod batch;
 pub mod cache;
@@ -42,7 +43,31 @@ pub use set_model::{SetModel, SetModelKind};
 
 use crate::config::Device;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+
+static ABANDONED: AtomicBool = AtomicBool::new(false);
+
+/// Stops all model inference in this process, for a process about to exit (`segue serve` after
+/// `shutdown`, `exit` or the end of its input): a run in progress ends before its next batch with
+/// [`ModelError::Abandoned`], and later runs fail at once. There is no undoing it.
+pub fn abandon() {
+    ABANDONED.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`abandon`] was called (scorers then fall back without warning about it).
+pub fn abandoned() -> bool {
+    ABANDONED.load(Ordering::SeqCst)
+}
+
+/// `Err(ModelError::Abandoned)` once [`abandon`] was called; checked before every inference batch.
+fn check_abandoned() -> Result<(), ModelError> {
+    if abandoned() {
+        Err(ModelError::Abandoned)
+    } else {
+        Ok(())
+    }
+}
 
 /// What can go wrong while loading or running a model. Every message says how to fix it.
 #[derive(Debug, thiserror::Error)]
@@ -95,6 +120,9 @@ pub enum ModelError {
         /// What went wrong.
         message: String,
     },
+    /// Inference was stopped because the process is exiting ([`abandon`]).
+    #[error("model inference was abandoned: the process is exiting")]
+    Abandoned,
     /// Reading a file failed.
     #[error("cannot read {path}: {source}")]
     Io {

@@ -239,6 +239,7 @@ impl ParagraphReader {
             model: "paragraph reader".into(),
             message,
         };
+        super::check_abandoned()?;
         let n = sentences.len();
         let tokens = sentences
             .iter()

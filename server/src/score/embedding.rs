@@ -236,7 +236,7 @@ impl Scorer for Embedding {
                 })
             }
             Err(e) => {
-                if !self.warned.swap(true, Ordering::Relaxed) {
+                if !crate::model::abandoned() && !self.warned.swap(true, Ordering::Relaxed) {
                     eprintln!("segue: warning: the embedding scorer failed ({e}); scoring with `lexical` instead");
                 }
                 self.fallback.prepare(units, level)

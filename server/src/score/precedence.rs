@@ -302,7 +302,9 @@ impl Scorer for OrderingTerms {
                 lexical: self.scorer.fallback.prepare(units, level),
             }),
             Err(e) => {
-                if !self.scorer.warned.swap(true, AtomicOrdering::Relaxed) {
+                if !crate::model::abandoned()
+                    && !self.scorer.warned.swap(true, AtomicOrdering::Relaxed)
+                {
                     eprintln!("segue: warning: the ordering heads failed ({e}); their part of the score is left at 0");
                 }
                 Box::new(TermMix {
@@ -404,7 +406,7 @@ impl Scorer for OrderingScorer {
                 lexical: self.fallback.prepare(units, level),
             }),
             Err(e) => {
-                if !self.warned.swap(true, AtomicOrdering::Relaxed) {
+                if !crate::model::abandoned() && !self.warned.swap(true, AtomicOrdering::Relaxed) {
                     eprintln!("segue: warning: the ordering scorer failed ({e}); scoring with `lexical` instead");
                 }
                 self.fallback.prepare(units, level)

@@ -39,6 +39,9 @@ pub struct Client {
     pub config: Value,
     /// Every server → client request seen, in order (method, params).
     pub server_requests: Vec<(String, Value)>,
+    /// Whether server → client requests are answered (when not, they land in the inbox, as an
+    /// editor that never answers would leave them).
+    pub answer_server_requests: bool,
     stderr: Arc<Mutex<VecDeque<String>>>,
 }
 
@@ -98,6 +101,7 @@ impl Client {
             inbox: VecDeque::new(),
             config: json!({}),
             server_requests: Vec::new(),
+            answer_server_requests: true,
             stderr,
         }
     }
@@ -201,7 +205,7 @@ impl Client {
                 )),
             };
             let is_request = msg.get("method").is_some() && msg.get("id").is_some();
-            if !is_request {
+            if !is_request || !self.answer_server_requests {
                 return msg;
             }
             let method = msg["method"].as_str().unwrap_or("").to_string();
@@ -265,7 +269,10 @@ impl Client {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.rx.recv_timeout(left) {
                 Ok(msg) => {
-                    if msg.get("method").is_some() && msg.get("id").is_some() {
+                    if self.answer_server_requests
+                        && msg.get("method").is_some()
+                        && msg.get("id").is_some()
+                    {
                         let id = msg["id"].clone();
                         self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
                     } else {
@@ -394,6 +401,37 @@ impl Client {
                 }
                 _ => self.fail("server did not exit"),
             }
+        }
+    }
+
+    /// Closes the server's stdin (end of input).
+    pub fn close_stdin(&mut self) {
+        self.stdin.take();
+    }
+
+    /// Waits at most `limit` for the process to exit, without closing its stdin; the exit status
+    /// and how long after the call it came, or `None` if it is still running.
+    pub fn exit_within(&mut self, limit: Duration) -> Option<(ExitStatus, Duration)> {
+        let start = Instant::now();
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some((status, start.elapsed()));
+            }
+            if start.elapsed() > limit {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Waits (up to the test timeout) until the server's stderr has a line containing `needle`.
+    pub fn wait_stderr(&mut self, needle: &str) {
+        let deadline = Instant::now() + timeout();
+        while !self.stderr_tail().contains(needle) {
+            if Instant::now() > deadline {
+                self.fail(&format!("timed out waiting for `{needle}` on stderr"));
+            }
+            self.drain_for(Duration::from_millis(50));
         }
     }
 
