@@ -21,7 +21,7 @@
 
 use super::analysis::{median, Analysis, Transition};
 use super::verdict::{self, Baseline};
-use super::{intrusion, Level, Reason};
+use super::{Level, Reason};
 use crate::text::Span;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -341,9 +341,6 @@ fn findings_at(
         let cutoff = centre - sensitivity.spreads() * spread.max(0.05);
         let usual_novelty = base.usual_novelty;
         let mut previous_weak: Option<Span> = None;
-        let intrusion_threshold = intrusion::Model::for_scorer(analysis.scorer)
-            .and_then(|m| m.level(level))
-            .map(|m| m.threshold(sensitivity));
         for (k, t) in transitions.iter().enumerate() {
             let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
             // A unit that opens with an explicit link (a connective marks the turn it takes; an
@@ -368,17 +365,7 @@ fn findings_at(
                 previous_weak = Some(t.to.span);
                 continue;
             }
-            if let (Some(score), Some(threshold)) = (t.intrusion, intrusion_threshold) {
-                // The scorer's intrusion model judges whether `to` belongs, in place of the fixed
-                // interruption rule.
-                if !t.disabled && !marked && novel && score >= threshold {
-                    if previous_weak != Some(t.from.span) {
-                        out.push(intruding(t, doc_median, floor, analysis.scorer));
-                    }
-                    previous_weak = Some(t.to.span);
-                    continue;
-                }
-            } else if let (Some(skip), Some(next)) = (t.skip, next) {
+            if let (Some(skip), Some(next)) = (t.skip, next) {
                 if !t.disabled
                     && !marked
                     && novel
@@ -431,20 +418,25 @@ fn judged(
         .zip(verdict::features(transitions, base))
         .enumerate()
     {
-        let flagged = !t.disabled && t.link.is_none() && model.logit(&x) >= threshold;
-        if flagged && previous != Some(t.from.span) {
-            let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
-            let novelty = verdict::excess_novelty(t.novelty, base.usual_novelty);
-            let finding = if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
-                foreign(t, median, floor, scorer)
-            } else if t.intrusion.is_some_and(|p| p >= 0.5)
-                || matches!((t.skip, next), (Some(skip), Some(n))
-                    if skip - t.score.max(n.score) >= Sensitivity::High.interruption_margin())
-            {
-                intruding(t, median, floor, scorer)
-            } else {
-                finding(t, median, floor, scorer)
-            };
+        let scored = !t.disabled && t.link.is_none() && model.logit(&x) >= threshold;
+        let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
+        let novelty = verdict::excess_novelty(t.novelty, base.usual_novelty);
+        let finding = if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
+            Some(foreign(t, median, floor, scorer))
+        } else if t.intrusion.is_some_and(|p| p >= 0.5)
+            || matches!((t.skip, next), (Some(skip), Some(n))
+                if skip - t.score.max(n.score) >= Sensitivity::High.interruption_margin())
+        {
+            Some(intruding(t, median, floor, scorer))
+        } else if t.reason.shared.len() < 2 {
+            Some(finding(t, median, floor, scorer))
+        } else {
+            // Neither new words nor an intrusion to point at, and the unit shares several words
+            // with the one before it: a reason "it does not follow" would contradict the text.
+            None
+        };
+        let flagged = scored && finding.is_some();
+        if let (true, Some(finding)) = (flagged && previous != Some(t.from.span), finding) {
             out.push(finding);
         }
         previous = flagged.then_some(t.to.span);
@@ -581,50 +573,41 @@ mod tests {
     }
 
     #[test]
-    fn an_intrusion_score_decides_in_place_of_the_interruption_rule() {
+    fn a_trained_verdict_decides_for_the_scorers_that_have_one() {
         let src = "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
-                   The cache counts hits on vectors. Penguins waddle across Antarctic ice.\n";
+                   Penguins waddle across Antarctic ice. The cache counts hits on vectors. \
+                   The cache grows with vectors.\n";
         let doc = parse(src, Format::Plain);
         let mut analysis = analyze(&doc, &Lexical::plain());
-        // Scores as the `embedding` scorer's intrusion model would give them, on units whose
-        // words are partly new to the document (past the gate, short of the foreign rule).
+        // Evidence as the `embedding` scorer gives it: the odd sentence joins weakly on both
+        // sides, its intrusion score is high and its words are new to the document.
         analysis.scorer = "embedding";
+        assert!(verdict::model("embedding", Level::Sentence).is_some());
         for t in &mut analysis.sentences {
-            let odd = t.to.span.slice(src).starts_with("Penguins");
-            t.novelty = Some(if odd { 0.4 } else { 0.2 });
+            let into_odd = t.to.span.slice(src).starts_with("Penguins");
+            let out_of_odd = t.from.span.slice(src).starts_with("Penguins");
+            t.score = if into_odd || out_of_odd { 0.05 } else { 0.6 };
+            t.intrusion = Some(if into_odd { 0.99 } else { 0.05 });
+            t.novelty = Some(if into_odd { 1.0 } else { 0.1 });
         }
-        let model = intrusion::Model::Embedding
-            .level(Level::Sentence)
-            .expect("the committed intrusion model");
-        let threshold = model.threshold(Sensitivity::Medium);
-        let out_of_place = |found: &[Finding]| {
-            found
-                .iter()
-                .filter(|f| f.message.starts_with("This sentence seems out of place"))
-                .count()
-        };
-        // Every unit scored just under the threshold: no unit is out of place (the last
-        // sentence's weak transition still falls under the absolute floor, as before).
-        for t in &mut analysis.sentences {
-            t.intrusion = Some(threshold - 1e-6);
-        }
-        let under = findings(&analysis, &Calibration::default(), Sensitivity::Medium);
-        assert_eq!(out_of_place(&under), 0, "{under:#?}");
-        // The last sentence (no transition after it, so no skip for the fixed rule) at the
-        // threshold is flagged once, with the model's reason.
-        let last = analysis.sentences.len() - 1;
-        analysis.sentences[last].intrusion = Some(threshold);
-        let found = findings(&analysis, &Calibration::default(), Sensitivity::Medium);
+        let found = findings(&analysis, &Calibration::shipped(), Sensitivity::Medium);
         assert_eq!(found.len(), 1, "{found:#?}");
-        assert_eq!(out_of_place(&found), 1, "{found:#?}");
         assert_eq!(
             found[0].to.slice(src),
             "Penguins waddle across Antarctic ice."
         );
-        assert!(found[0].intrusion.is_some());
-        // A disable comment still wins.
-        analysis.sentences[last].disabled = true;
-        assert!(findings(&analysis, &Calibration::default(), Sensitivity::Medium).is_empty());
+        assert!(found[0].message.contains("out of place"), "{found:#?}");
+        // An explicit link, or a disable comment, wins over any score.
+        let odd = analysis
+            .sentences
+            .iter()
+            .position(|t| t.to.span.slice(src).starts_with("Penguins"))
+            .expect("the odd sentence");
+        analysis.sentences[odd].link = Some(crate::score::cues::Cue::Contrast);
+        assert!(findings(&analysis, &Calibration::shipped(), Sensitivity::High).is_empty());
+        analysis.sentences[odd].link = None;
+        analysis.sentences[odd].disabled = true;
+        assert!(findings(&analysis, &Calibration::shipped(), Sensitivity::High).is_empty());
     }
 
     #[test]
