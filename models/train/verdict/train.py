@@ -33,7 +33,6 @@ FEATURES = [
     "novelty",
     "novelty_known",
     "out_relative",
-    "has_next",
     "skip_gain",
     "log_transitions",
 ]
@@ -49,6 +48,9 @@ SPLITS = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
 # reference. Without it, documents under 3,000 words drew 3 to 30 times the findings per word of
 # long ones (train part).
 LENGTH_WEIGHT = 1.5
+# The shortfall counts up to this many units of ln(1 + transitions), so that a blatant intrusion
+# in a very short document can still be flagged.
+LENGTH_CAP = 1.5
 REFERENCE_TRANSITIONS = {"sentence": 400, "paragraph": 150}
 L2 = 1e-3
 STEPS = 3000
@@ -61,11 +63,25 @@ def load(path):
         for line in f:
             r = json.loads(line)
             g = r["rows"]
-            g["X"] = np.array(g["features"], dtype=float).reshape(-1, len(FEATURES))
+            g["X"] = impute(np.array(g["features"], dtype=float))
             g["labels"] = np.array(g["labels"], dtype=int)
             g["eligible"] = np.array(g["eligible"], dtype=bool)
             out[r["scorer"]].append(g)
     return out
+
+
+def impute(X):
+    """Rows written with an 11th feature, `has_next` (after `out_relative`), get what Segue now
+    computes: a unit with no unit after it has a usual transition out of it (`out_relative` and
+    `skip_gain` 0). Planted units always have one, so with `has_next` the model learned that a
+    last unit is never foreign."""
+    if X.ndim != 2 or X.shape[1] == len(FEATURES):
+        return X.reshape(-1, len(FEATURES))
+    has_next = 8
+    last = X[:, has_next] < 0.5
+    X[last, has_next - 1] = 0.0
+    X[last, has_next + 1] = 0.0
+    return np.delete(X, has_next, axis=1)
 
 
 def fit(X, y):
@@ -99,7 +115,7 @@ def fit(X, y):
 
 def logits(model, X):
     z = ((X - model["mean"]) / model["scale"]) @ model["weights"] + model["bias"]
-    short = np.maximum(0.0, model["reference"] - X[:, FEATURES.index("log_transitions")])
+    short = np.clip(model["reference"] - X[:, FEATURES.index("log_transitions")], 0.0, model["cap"])
     return z - model["length_weight"] * short
 
 
@@ -201,6 +217,7 @@ def train_scorer(groups):
         X, y = examples([g for g in groups if g["level"] == level])
         models[level] = fit(X, y)
         models[level]["length_weight"] = LENGTH_WEIGHT
+        models[level]["cap"] = LENGTH_CAP
         models[level]["reference"] = float(np.log1p(REFERENCE_TRANSITIONS[level]))
     weights = genre_weights(groups)
     thresholds = {level: {} for level in LEVELS}
@@ -298,6 +315,7 @@ def main():
                 "weights": models[level]["weights"].tolist(),
                 "bias": float(models[level]["bias"]),
                 "length_weight": models[level]["length_weight"],
+                "length_cap": models[level]["cap"],
                 "reference": models[level]["reference"],
                 "thresholds": thresholds[level],
             }

@@ -388,6 +388,20 @@ fn findings_at(
             previous_weak = weak.then_some(t.to.span);
         }
     }
+    // A paragraph reported as out of place is one finding: the sentences inside it that stand
+    // apart for the same reason are not reported again (at this level; a stricter level's
+    // sentence finding stays, so that levels remain nested).
+    let flagged: Vec<Span> = out
+        .iter()
+        .filter(|f| f.level == Level::Paragraph)
+        .map(|f| f.to)
+        .collect();
+    out.retain(|f| {
+        f.level == Level::Paragraph
+            || !flagged
+                .iter()
+                .any(|p| p.start <= f.to.start && f.to.end <= p.end)
+    });
     out.sort_by_key(|f| (f.to.start, f.level));
     out
 }
@@ -608,6 +622,19 @@ mod tests {
         analysis.sentences[odd].link = None;
         analysis.sentences[odd].disabled = true;
         assert!(findings(&analysis, &Calibration::shipped(), Sensitivity::High).is_empty());
+    }
+
+    #[test]
+    fn an_off_topic_paragraph_is_one_finding_not_one_per_sentence() {
+        let src = include_str!("../../../tests/editors/vscode/fixture/notes.md");
+        let analysis = analyze(
+            &parse(src, Format::Markdown),
+            &crate::score::tier0::Tier0::trained(),
+        );
+        let found = findings(&analysis, &Calibration::shipped(), Sensitivity::Medium);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].level, Level::Paragraph);
+        assert!(found[0].to.slice(src).starts_with("The bakery on the corner"));
     }
 
     #[test]

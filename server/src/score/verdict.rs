@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// The features, in the model's order.
-pub const FEATURES: [&str; 11] = [
+pub const FEATURES: [&str; 10] = [
     "relative",
     "below_floor",
     "intrusion",
@@ -27,13 +27,12 @@ pub const FEATURES: [&str; 11] = [
     "novelty",
     "novelty_known",
     "out_relative",
-    "has_next",
     "skip_gain",
     "log_transitions",
 ];
 
 /// Where `log_transitions` is in [`FEATURES`].
-const LOG_TRANSITIONS: usize = 10;
+const LOG_TRANSITIONS: usize = 9;
 
 /// One transition's features.
 pub type Features = [f64; FEATURES.len()];
@@ -82,6 +81,10 @@ pub fn features(transitions: &[Transition], base: &Baseline) -> Vec<Features> {
                 (Some(skip), Some(n)) => skip - t.score.max(n.score),
                 _ => 0.0,
             };
+            // A unit with no unit after it (the last of its paragraph or section) gets a usual
+            // transition out of it (`relative` 0, no gain from skipping it): trained on units
+            // planted between two others, the model would otherwise learn that a last unit is
+            // never out of place.
             [
                 relative(t.score),
                 t.score - base.floor,
@@ -91,7 +94,6 @@ pub fn features(transitions: &[Transition], base: &Baseline) -> Vec<Features> {
                 t.novelty.unwrap_or(base.usual_novelty),
                 f64::from(u8::from(t.novelty.is_some())),
                 next.map_or(0.0, |n| relative(n.score)),
-                f64::from(u8::from(next.is_some())),
                 skip_gain,
                 log_transitions,
             ]
@@ -111,6 +113,9 @@ pub struct LevelModel {
     length_weight: f64,
     /// `ln(1 + transitions)` of a level long enough to need no such caution.
     reference: f64,
+    /// The most the shortfall counts, so that a blatant intrusion in a very short document can
+    /// still be flagged.
+    length_cap: f64,
     /// The logit at or above which a unit is flagged, per sensitivity (`low`, `medium`, `high`).
     thresholds: Thresholds,
 }
@@ -131,7 +136,7 @@ impl LevelModel {
             let scale = self.scale[j];
             z += self.weights[j] * (v - self.mean[j]) / if scale > 0.0 { scale } else { 1.0 };
         }
-        let short = (self.reference - x[LOG_TRANSITIONS]).max(0.0);
+        let short = (self.reference - x[LOG_TRANSITIONS]).clamp(0.0, self.length_cap.max(0.0));
         z - self.length_weight * short
     }
 
@@ -155,7 +160,7 @@ impl LevelModel {
                 .iter()
                 .chain(&self.scale)
                 .chain(&self.weights)
-                .chain([&self.bias, &self.length_weight, &self.reference])
+                .chain([&self.bias, &self.length_weight, &self.reference, &self.length_cap])
                 .chain([&low, &medium, &high])
                 .all(|v| v.is_finite())
             && low >= medium
