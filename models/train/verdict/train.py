@@ -121,22 +121,28 @@ def logits(model, X):
 
 def flags(model, g, threshold):
     """Which transitions of a row group the findings rule flags (as server/src/score/findings.rs
-    `judged` does: eligible, at or above the threshold, not right after a flagged unit)."""
-    z = logits(model, g["X"]) >= threshold
-    z &= g["eligible"]
-    if g["copy"] == 0:
-        out = np.zeros(len(z), dtype=bool)
-        previous = False
-        for k, f in enumerate(z):
-            out[k] = f and not previous
-            previous = f
-        return out
-    return z
+    `judged` does: eligible, at or above the threshold, the strongest of a run of such; rows are
+    taken as consecutive, which the published documents' are within a paragraph or section)."""
+    s = logits(model, g["X"])
+    z = (s >= threshold) & g["eligible"]
+    out = np.zeros(len(z), dtype=bool)
+    k = 0
+    while k < len(z):
+        if not z[k]:
+            k += 1
+            continue
+        end = k + 1
+        while end < len(z) and z[end]:
+            end += 1
+        out[k + int(np.argmax(s[k:end]))] = True
+        k = end
+    return out
 
 
 def caught(model, g, threshold):
-    """A planted copy's unit is caught when the transition into it or out of it is flagged."""
-    return bool(flags(model, g, threshold).any())
+    """A planted copy's unit is caught when the transition into it or out of it is flagged (a
+    flag on the unit before it is a false alarm that hides it)."""
+    return bool((flags(model, g, threshold) & np.isin(g["labels"], [1, 2])).any())
 
 
 def examples(groups):
@@ -144,7 +150,9 @@ def examples(groups):
     for g in groups:
         keep = g["eligible"] & (g["labels"] != 2)
         if g["copy"] != 0:
-            keep &= g["labels"] == 1
+            # The planted unit, and the unit before it (whose transition out is weak too) as a
+            # negative.
+            keep &= np.isin(g["labels"], [1, 3])
         X.append(g["X"][keep])
         y.append((g["labels"][keep] == 1).astype(float))
     return np.concatenate(X), np.concatenate(y)

@@ -11,7 +11,8 @@ use crate::eval::discrimination::{
 use crate::eval::findings_eval::{findings_test, FindingsRow};
 use crate::eval::ordering::{order, Decoder, OrderingRow, OrderingSpec};
 use crate::eval::prose::{
-    prose_doc, read_prose_corpus, summarize, verdict_rows, DocResult, ListedFinding, ProseDoc, ProseRow, VerdictRows,
+    prose_doc, read_prose_corpus, summarize, verdict_rows, DocResult, ListedFinding, ProseDoc,
+    ProseRow, VerdictRows,
 };
 use crate::eval::reorder_eval::{reorder_cases, summarize as reorder_summary, ContainerCase};
 use crate::order::reorder::Margins;

@@ -304,8 +304,8 @@ pub struct VerdictRows {
     pub level: Level,
     /// The features of each transition ([`verdict::FEATURES`]).
     pub features: Vec<verdict::Features>,
-    /// Per transition: 1 into the planted unit, 2 out of it, 0 otherwise. A planted copy keeps
-    /// only its rows 1 and 2.
+    /// Per transition: 1 into the planted unit, 2 out of it, 3 into the unit before it, 0
+    /// otherwise. A planted copy keeps only its rows 1, 2 and 3.
     pub labels: Vec<u8>,
     /// Per transition: whether a finding may be reported on it (no explicit link, no disable
     /// comment).
@@ -346,10 +346,19 @@ pub fn verdict_rows(
                 labels: Vec::new(),
                 eligible: Vec::new(),
             };
+            // The unit before the planted one: its transition out is weak too, so it is the
+            // negative the model most needs to see.
+            let before = planted.and_then(|(_, span)| {
+                transitions
+                    .iter()
+                    .find(|t| overlaps(t.to.span, span))
+                    .map(|t| t.from.span)
+            });
             for (t, x) in transitions.iter().zip(features) {
                 let label = match planted {
                     Some((_, span)) if overlaps(t.to.span, span) => 1,
                     Some((_, span)) if overlaps(t.from.span, span) => 2,
+                    Some(_) if before == Some(t.to.span) => 3,
                     Some(_) => continue,
                     None => 0,
                 };

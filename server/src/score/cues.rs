@@ -178,7 +178,6 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("as a consequence", Cue::Result),
     ("further", Cue::Addition),
     ("in the meantime", Cue::Sequence),
-    ("if", Cue::Result),
     ("at the same time", Cue::Addition),
     ("in practice", Cue::Example),
     ("here", Cue::Demonstrative),
@@ -309,7 +308,7 @@ mod tests {
         );
         assert_eq!(link("Penguins waddle across Antarctic ice."), None);
         // From published documents: a narrative's "further on", a README's "the resulting
-        // design", an essay's conditional that carries the argument on.
+        // design".
         assert_eq!(
             link("Further on, from the bright red windows of the inn, there came such rays."),
             Some("Further".to_string())
@@ -317,10 +316,6 @@ mod tests {
         assert_eq!(
             link("The resulting design is radically simpler than older competitors."),
             Some("resulting".to_string())
-        );
-        assert_eq!(
-            link("If people start relying on modified parameters, a new one breaks them."),
-            Some("If".to_string())
         );
     }
 }

@@ -334,7 +334,15 @@ fn findings_at(
             .percentile(analysis.scorer, level, sensitivity.percentile())
             .unwrap_or(UNCALIBRATED_FLOOR);
         if let Some(model) = verdict::model(analysis.scorer, level) {
-            out.extend(judged(transitions, &base, model, sensitivity, doc_median, floor, analysis.scorer));
+            out.extend(judged(
+                transitions,
+                &base,
+                model,
+                sensitivity,
+                doc_median,
+                floor,
+                analysis.scorer,
+            ));
             continue;
         }
         let (centre, spread) = (base.centre, base.spread);
@@ -408,8 +416,8 @@ fn findings_at(
 
 /// The findings of one level by the scorer's verdict model ([`verdict`]): a unit is flagged when
 /// the model's score of the transition into it reaches the sensitivity's threshold, unless it
-/// opens with an explicit link or a disable comment covers it. The message names the strongest
-/// evidence.
+/// opens with an explicit link or a disable comment covers it; of consecutive flagged units, the
+/// strongest. The message names the strongest evidence.
 fn judged(
     transitions: &[Transition],
     base: &Baseline,
@@ -425,35 +433,53 @@ fn judged(
         Sensitivity::Medium => medium,
         Sensitivity::High => high,
     };
-    let mut out = Vec::new();
-    let mut previous: Option<Span> = None;
-    for (k, (t, x)) in transitions
+    let logits: Vec<Option<f64>> = transitions
         .iter()
         .zip(verdict::features(transitions, base))
-        .enumerate()
-    {
-        let scored = !t.disabled && t.link.is_none() && model.logit(&x) >= threshold;
-        let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
-        let novelty = verdict::excess_novelty(t.novelty, base.usual_novelty);
-        let finding = if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
-            Some(foreign(t, median, floor, scorer))
-        } else if t.intrusion.is_some_and(|p| p >= 0.5)
-            || matches!((t.skip, next), (Some(skip), Some(n))
-                if skip - t.score.max(n.score) >= Sensitivity::High.interruption_margin())
-        {
-            Some(intruding(t, median, floor, scorer))
-        } else if t.reason.shared.len() < 2 {
-            Some(finding(t, median, floor, scorer))
-        } else {
-            // Neither new words nor an intrusion to point at, and the unit shares several words
-            // with the one before it: a reason "it does not follow" would contradict the text.
-            None
-        };
-        let flagged = scored && finding.is_some();
-        if let (true, Some(finding)) = (flagged && previous != Some(t.from.span), finding) {
-            out.push(finding);
+        .map(|(t, x)| {
+            let z = model.logit(&x);
+            (!t.disabled && t.link.is_none() && z >= threshold).then_some(z)
+        })
+        .collect();
+    // A run of units that each pass (each leading straight into the next) is one place: the unit
+    // before an intruder joins weakly on its way out too, so the run reports its strongest unit.
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < transitions.len() {
+        if logits[k].is_none() {
+            k += 1;
+            continue;
         }
-        previous = flagged.then_some(t.to.span);
+        let mut best = k;
+        let mut end = k + 1;
+        while end < transitions.len()
+            && logits[end].is_some()
+            && transitions[end].from.span == transitions[end - 1].to.span
+        {
+            if logits[end] > logits[best] {
+                best = end;
+            }
+            end += 1;
+        }
+        let t = &transitions[best];
+        let next = transitions
+            .get(best + 1)
+            .filter(|n| n.from.span == t.to.span);
+        let novelty = verdict::excess_novelty(t.novelty, base.usual_novelty);
+        out.push(if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
+            foreign(t, median, floor, scorer)
+        } else if t.intrusion.is_some_and(|p| p >= 0.5)
+                || matches!((t.skip, next), (Some(skip), Some(n))
+                    if skip - t.score.max(n.score) >= Sensitivity::High.interruption_margin())
+                // A unit that shares several words with the one before it: "it does not
+                // follow" would contradict the text.
+                || t.reason.shared.len() >= 2
+        {
+            intruding(t, median, floor, scorer)
+        } else {
+            finding(t, median, floor, scorer)
+        });
+        k = end;
     }
     out
 }
@@ -634,7 +660,10 @@ mod tests {
         let found = findings(&analysis, &Calibration::shipped(), Sensitivity::Medium);
         assert_eq!(found.len(), 1, "{found:#?}");
         assert_eq!(found[0].level, Level::Paragraph);
-        assert!(found[0].to.slice(src).starts_with("The bakery on the corner"));
+        assert!(found[0]
+            .to
+            .slice(src)
+            .starts_with("The bakery on the corner"));
     }
 
     #[test]

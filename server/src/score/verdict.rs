@@ -67,9 +67,7 @@ pub fn features(transitions: &[Transition], base: &Baseline) -> Vec<Features> {
         .iter()
         .enumerate()
         .map(|(k, t)| {
-            let next = transitions
-                .get(k + 1)
-                .filter(|n| n.from.span == t.to.span);
+            let next = transitions.get(k + 1).filter(|n| n.from.span == t.to.span);
             let intrusion = t
                 .intrusion
                 .map(|p| {
@@ -160,7 +158,12 @@ impl LevelModel {
                 .iter()
                 .chain(&self.scale)
                 .chain(&self.weights)
-                .chain([&self.bias, &self.length_weight, &self.reference, &self.length_cap])
+                .chain([
+                    &self.bias,
+                    &self.length_weight,
+                    &self.reference,
+                    &self.length_cap,
+                ])
                 .chain([&low, &medium, &high])
                 .all(|v| v.is_finite())
             && low >= medium
