@@ -643,11 +643,16 @@ mod tests {
             .iter()
             .position(|t| t.to.span.slice(src).starts_with("Penguins"))
             .expect("the odd sentence");
+        let flags_odd = |analysis: &Analysis| {
+            findings(analysis, &Calibration::shipped(), Sensitivity::High)
+                .iter()
+                .any(|f| f.to.slice(src).starts_with("Penguins"))
+        };
         analysis.sentences[odd].link = Some(crate::score::cues::Cue::Contrast);
-        assert!(findings(&analysis, &Calibration::shipped(), Sensitivity::High).is_empty());
+        assert!(!flags_odd(&analysis));
         analysis.sentences[odd].link = None;
         analysis.sentences[odd].disabled = true;
-        assert!(findings(&analysis, &Calibration::shipped(), Sensitivity::High).is_empty());
+        assert!(!flags_odd(&analysis));
     }
 
     #[test]
