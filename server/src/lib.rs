@@ -8,6 +8,8 @@
 pub mod cli;
 pub mod config;
 pub mod eval;
+#[cfg(test)]
+mod fuzzing;
 pub mod lsp;
 pub mod model;
 pub mod order;

@@ -322,6 +322,9 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
 }
 
 #[cfg(test)]
+mod fuzz;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use std::time::Duration;

@@ -292,4 +292,14 @@ mod tests {
         let flags: Vec<bool> = doc.paragraphs().map(|p| p.disabled).collect();
         assert_eq!(flags, vec![false, true, false]);
     }
+
+    #[test]
+    fn a_sentence_break_inside_a_multiline_code_span_does_not_overlap() {
+        // The code span runs over a line break, so its text is not a slice of the source; a
+        // sentence ended inside it and the next began inside it (found by fuzzing).
+        let src = "A:ref:`\n`\n- A:ref:`A:ref:`a`_\n      1. A a:ref:`\n";
+        crate::text::test_support::check_spans(src, Format::Markdown);
+        let src = "Some `code. Split\nover lines. And` more text. End.\n";
+        crate::text::test_support::check_spans(src, Format::Markdown);
+    }
 }

@@ -7,6 +7,8 @@
 //!
 //! Invariant: this module knows nothing of LSP, scoring or models.
 
+#[cfg(test)]
+mod fuzz;
 pub mod latex;
 pub mod line_index;
 pub mod markdown;
@@ -424,10 +426,13 @@ pub fn split_prose(prose: &ProseText) -> Vec<Sentence> {
             if !clean.chars().any(char::is_alphanumeric) {
                 return None;
             }
-            Some(Sentence {
-                span: prose.source_span(s, e),
-                text: clean,
-            })
+            // A sentence wholly inside the source of the one before (both inside one piece of
+            // markup, such as a code span over several lines) has no source of its own.
+            let span = prose.source_span(s, e);
+            if span.is_empty() {
+                return None;
+            }
+            Some(Sentence { span, text: clean })
         })
         .collect()
 }

@@ -92,10 +92,14 @@ impl ProseText {
         }
     }
 
-    /// Source offset of the clean byte at `offset` (mapping the start of a range).
+    /// Source offset of the clean byte at `offset` (mapping the start of a range). A range that
+    /// starts inside a synthetic piece starts after it: the piece's source belongs to the range
+    /// that holds its first byte, so ranges that do not overlap in the clean text do not overlap
+    /// in the source either.
     pub fn source_start(&self, offset: usize) -> usize {
         match self.piece_at(offset) {
             Some(p) if p.verbatim => p.src.start + (offset - p.clean_start),
+            Some(p) if offset > p.clean_start => p.src.end,
             Some(p) => p.src.start,
             None => self.pieces.last().map_or(0, |p| p.src.end),
         }
@@ -166,5 +170,11 @@ mod tests {
         q.push_source(src, Span::new(7, 12));
         assert_eq!(q.text(), "Hello world");
         assert_eq!(q.source_span(5, 6), Span::new(5, 7));
+        // Two ranges split inside a synthetic piece share none of its source.
+        let src = "`a\n b. c`";
+        let mut r = ProseText::new();
+        r.push_synthetic("a b. c", Span::new(0, src.len()));
+        assert_eq!(r.source_span(0, 4), Span::new(0, 9));
+        assert_eq!(r.source_span(5, 6), Span::new(9, 9));
     }
 }
