@@ -348,6 +348,9 @@ struct Env<'a> {
     attached: bool,
     /// Whether the innermost list at this level is a description.
     description: bool,
+    /// Whether the innermost list-or-quote environment at this level is a list (kept per level
+    /// so that asking costs the same at any depth of unclosed environments).
+    list: bool,
 }
 
 /// How far up the environment stack `\end{name}` looks for its `\begin`; a stray `\end` is
@@ -958,11 +961,7 @@ impl<'a> Parser<'a> {
 
     /// Whether the innermost list-or-quote environment is a list.
     fn in_list(&self) -> bool {
-        self.envs
-            .iter()
-            .rev()
-            .find(|e| matches!(e.kind, EnvKind::List { .. } | EnvKind::Quote))
-            .is_some_and(|e| matches!(e.kind, EnvKind::List { .. }))
+        self.envs.last().is_some_and(|e| e.list)
     }
 
     fn in_description(&self) -> bool {
@@ -1817,11 +1816,17 @@ impl<'a> Parser<'a> {
                     EnvKind::Quote => (true, self.in_description()),
                     _ => (self.attached(), self.in_description()),
                 };
+                let list = match kind {
+                    EnvKind::List { .. } => true,
+                    EnvKind::Quote => false,
+                    _ => self.in_list(),
+                };
                 self.envs.push(Env {
                     name,
                     kind,
                     attached,
                     description,
+                    list,
                 });
             }
         }
@@ -2438,6 +2443,20 @@ mod tests {
             let _ = blocks(&src);
         }
         assert!(t.elapsed() < std::time::Duration::from_secs(10));
+    }
+
+    #[test]
+    fn unclosed_environments_nest_in_linear_time() {
+        // 60,000 `\begin{x}` never closed, a paragraph in each: asking whether the innermost
+        // list-or-quote is a list used to walk the whole stack at every paragraph (a minute
+        // here); it is now kept per level.
+        let src = "Word \\begin{x} a. ".repeat(60_000);
+        let found = blocks(&src);
+        let prose = found
+            .iter()
+            .filter(|b| matches!(b, Block::Prose { .. }))
+            .count();
+        assert_eq!(prose, 60_001);
     }
 
     #[test]

@@ -37,6 +37,9 @@ const MAX_WIDTH: usize = 100;
 const LEFT_CONTEXT: usize = 24;
 /// Lines of a multi-line unit shown before the ellipsis.
 const MAX_LINES: usize = 2;
+/// Most characters of a line looked at for one snippet line (zero-width characters take no
+/// column, so the width alone does not bound the work).
+const MAX_SCAN: usize = 4 * MAX_WIDTH;
 
 impl Report for TextReport {
     fn write(&self, report: &CheckReport, out: &mut dyn io::Write) -> io::Result<()> {
@@ -52,8 +55,9 @@ impl Report for TextReport {
                 continue;
             }
             let lines = split_lines(&file.source);
+            let mut columns = Columns { last: None };
             for located in &file.findings {
-                write_finding(&p, file, &lines, located, out)?;
+                write_finding(&p, file, &lines, &mut columns, located, out)?;
             }
         }
         write_summary(&p, report, out)
@@ -64,6 +68,7 @@ fn write_finding(
     p: &Painter,
     file: &FileResult,
     lines: &[&str],
+    columns: &mut Columns,
     l: &Located,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
@@ -91,9 +96,10 @@ fn write_finding(
     if let Some(first) = lines.get(start.line as usize) {
         writeln!(out, "{pad} {bar}")?;
         // The unit's part of its first line: from its start to its end or the end of the line.
-        let from = byte_of_utf16(first, start.character);
+        let n = start.line as usize;
+        let from = columns.byte_of(n, first, start.character);
         let to = if l.range.end.line == start.line {
-            byte_of_utf16(first, l.range.end.character).max(from)
+            columns.byte_of(n, first, l.range.end.character).max(from)
         } else {
             first.len()
         };
@@ -241,16 +247,46 @@ fn split_lines(source: &str) -> Vec<&str> {
 
 /// The byte offset in `line` of UTF-16 column `col`: clamped to the line's end, and rounded down
 /// to the start of a character when it falls inside a surrogate pair.
+#[cfg(test)]
 fn byte_of_utf16(line: &str, col: u32) -> usize {
-    let mut units = 0u32;
-    for (i, ch) in line.char_indices() {
+    scan_utf16(line, 0, 0, col).0
+}
+
+/// [`byte_of_utf16`] resumed from byte `byte` (a char boundary) at UTF-16 column `units`:
+/// the byte offset of column `col` (not before `units`) and the column found there.
+fn scan_utf16(line: &str, byte: usize, mut units: u32, col: u32) -> (usize, u32) {
+    let rest = line.get(byte..).unwrap_or("");
+    for (i, ch) in rest.char_indices() {
         let w = ch.len_utf16() as u32;
         if units + w > col {
-            return i;
+            return (byte + i, units);
         }
         units += w;
     }
-    line.len()
+    (line.len(), units)
+}
+
+/// Maps UTF-16 columns to byte offsets, resuming from the last position asked for on the same
+/// line: findings come in document order, so a file's snippets cost one pass over each line
+/// rather than one per finding.
+struct Columns {
+    /// The line of the last answer, its byte offset and column.
+    last: Option<(usize, usize, u32)>,
+}
+
+impl Columns {
+    /// The byte offset in `line` (line number `n`) of UTF-16 column `col`, as [`byte_of_utf16`].
+    fn byte_of(&mut self, n: usize, line: &str, col: u32) -> usize {
+        let (byte, units) = match self.last {
+            Some((ln, byte, units)) if ln == n && units <= col && line.is_char_boundary(byte) => {
+                (byte, units)
+            }
+            _ => (0, 0),
+        };
+        let (byte, units) = scan_utf16(line, byte, units, col);
+        self.last = Some((n, byte, units));
+        byte
+    }
 }
 
 /// What a snippet line shows.
@@ -265,26 +301,42 @@ struct Shown {
 
 /// The part of `line` to show so that bytes `from..to` (char boundaries) are visible, with the
 /// underline's position in display columns. Lines wider than [`MAX_WIDTH`] are windowed.
+///
+/// Only the characters near `from` are looked at (at most [`MAX_SCAN`] before it and after the
+/// window's start, and the line's first [`MAX_SCAN`] to tell whether it is long), so the cost does
+/// not grow with the line: a report of many findings on one huge line stays linear.
 fn window(line: &str, from: usize, to: usize) -> Shown {
-    let cells: Vec<(usize, String, usize)> = line
-        .char_indices()
-        .map(|(i, ch)| {
-            let (text, w) = display(ch);
-            (i, text, w)
-        })
-        .collect();
-    let total: usize = cells.iter().map(|c| c.2).sum();
-    let width_before =
-        |byte: usize| -> usize { cells.iter().take_while(|c| c.0 < byte).map(|c| c.2).sum() };
+    let from = floor_char_boundary(line, from);
+    // Whether the line is wider than the snippet: its first characters tell.
+    let mut total = 0;
+    let mut long = false;
+    for (n, ch) in line.chars().enumerate() {
+        total += display_width(ch);
+        if total > MAX_WIDTH || n >= MAX_SCAN {
+            long = true;
+            break;
+        }
+    }
 
-    // First cell shown: the line's start, or a little before the unit on long lines.
+    // First byte shown: the line's start, or a little before the unit on long lines (the widest
+    // run of characters before `from` that fits in LEFT_CONTEXT columns).
     let mut first = 0;
-    if total > MAX_WIDTH && width_before(from) > LEFT_CONTEXT {
-        let target = width_before(from) - LEFT_CONTEXT;
+    if long {
+        let before = line.get(..from).unwrap_or("");
         let mut acc = 0;
-        while first < cells.len() && acc < target {
-            acc += cells[first].2;
-            first += 1;
+        let mut start = from;
+        let mut reached_start = true;
+        for (seen, (i, ch)) in before.char_indices().rev().enumerate() {
+            let w = display_width(ch);
+            if acc + w > LEFT_CONTEXT || seen >= MAX_SCAN {
+                reached_start = false;
+                break;
+            }
+            acc += w;
+            start = i;
+        }
+        if !reached_start {
+            first = start;
         }
     }
     let mut text = String::new();
@@ -296,23 +348,29 @@ fn window(line: &str, from: usize, to: usize) -> Shown {
     let mut caret_at = None;
     let mut caret_len = 0;
     let mut cut = false;
-    for (i, (byte, s, w)) in cells.iter().enumerate().skip(first) {
-        let room = if i + 1 < cells.len() {
+    let rest = line.get(first..).unwrap_or("");
+    let mut cells = rest.char_indices().peekable();
+    let mut seen = 0;
+    while let Some((i, ch)) = cells.next() {
+        let byte = first + i;
+        let w = display_width(ch);
+        let room = if cells.peek().is_some() {
             MAX_WIDTH - 1
         } else {
             MAX_WIDTH
         };
-        if used + w > room {
+        if used + w > room || seen >= MAX_SCAN {
             cut = true;
             break;
         }
-        if *byte >= from && caret_at.is_none() {
+        seen += 1;
+        if byte >= from && caret_at.is_none() {
             caret_at = Some(used);
         }
-        if *byte >= from && *byte < to {
+        if byte >= from && byte < to {
             caret_len += w;
         }
-        text.push_str(s);
+        push_display(&mut text, ch);
         used += w;
     }
     if cut {
@@ -325,12 +383,30 @@ fn window(line: &str, from: usize, to: usize) -> Shown {
     }
 }
 
-/// How a character is shown and how many terminal columns it takes.
-fn display(ch: char) -> (String, usize) {
+/// The largest char boundary of `line` at or below `byte`.
+fn floor_char_boundary(line: &str, byte: usize) -> usize {
+    let mut b = byte.min(line.len());
+    while !line.is_char_boundary(b) {
+        b -= 1;
+    }
+    b
+}
+
+/// How many terminal columns a character takes once shown by [`push_display`].
+fn display_width(ch: char) -> usize {
     match ch {
-        '\t' => ("    ".to_string(), 4),
-        c if c.is_control() => ("\u{FFFD}".to_string(), 1),
-        c => (c.to_string(), char_width(c)),
+        '\t' => 4,
+        c if c.is_control() => 1,
+        c => char_width(c),
+    }
+}
+
+/// Appends `ch` as shown: tabs expanded to four spaces, control characters replaced.
+fn push_display(text: &mut String, ch: char) {
+    match ch {
+        '\t' => text.push_str("    "),
+        c if c.is_control() => text.push('\u{FFFD}'),
+        c => text.push(c),
     }
 }
 
@@ -394,6 +470,77 @@ mod tests {
         let under: String = shown.text.chars().skip(shown.caret_at).take(6).collect();
         assert_eq!(under, "Target");
         assert_eq!(shown.caret_len, "Target sentence here.".len());
+    }
+
+    #[test]
+    fn many_findings_on_one_huge_line_stay_linear() {
+        // 20,000 sentences on one 240 KB line, each with a finding: every snippet must look at
+        // its own part of the line only (this took minutes when each finding walked the line).
+        use crate::cli::report::{CheckReport, FileResult, Located, Range};
+        use crate::score::findings::{Finding, WEAK_SENTENCE};
+        use crate::score::Reason;
+        use crate::text::{Position, Span};
+        const N: u32 = 20_000;
+        const SENTENCE: &str = "Word word. ";
+        let source = SENTENCE.repeat(N as usize);
+        let len = SENTENCE.len() as u32;
+        let at = |character| Position { line: 0, character };
+        let findings = (1..N)
+            .map(|k| Located {
+                finding: Finding {
+                    code: WEAK_SENTENCE,
+                    level: Level::Sentence,
+                    from: Span::new(0, 1),
+                    to: Span::new(1, 2),
+                    score: 0.0,
+                    median: 0.5,
+                    floor: 0.05,
+                    scorer: "test",
+                    reason: Reason::default(),
+                    intrusion: None,
+                    novelty: None,
+                    message: "weak".to_string(),
+                },
+                severity: Severity::Warning,
+                range: Range {
+                    start: at(k * len),
+                    end: at(k * len + 10),
+                },
+                related: Range {
+                    start: at((k - 1) * len),
+                    end: at((k - 1) * len + 10),
+                },
+            })
+            .collect();
+        let report = CheckReport {
+            files: vec![FileResult {
+                figures: Vec::new(),
+                path: "long.md".to_string(),
+                source,
+                findings,
+                score: Some(0.5),
+                error: None,
+            }],
+            scorer: "test".to_string(),
+            tier: 0,
+        };
+        let mut out = Vec::new();
+        assert!(TextReport { color: false }.write(&report, &mut out).is_ok());
+        let text = String::from_utf8(out).unwrap_or_default();
+        let from = (N / 2 * len) as usize;
+        let header = format!("long.md:1:{}:", from + 1);
+        let at_header = text.find(&header).unwrap_or(0);
+        let snippet: Vec<&str> = text[at_header..].lines().skip(2).take(2).collect();
+        let source = &report.files[0].source;
+        let expected = format!(
+            "1 | …{}…",
+            &source[from - LEFT_CONTEXT..from - LEFT_CONTEXT + 98]
+        );
+        assert_eq!(snippet[0], expected);
+        assert_eq!(
+            snippet[1],
+            format!("  | {}{}", " ".repeat(25), "^".repeat(10))
+        );
     }
 
     #[test]
