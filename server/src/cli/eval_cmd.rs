@@ -477,6 +477,12 @@ fn prose_inputs(
     Ok((docs, scorers))
 }
 
+/// `work` on each of `n` documents, in parallel, the results in document order.
+fn per_document<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    use rayon::prelude::*;
+    (0..n).into_par_iter().map(work).collect()
+}
+
 /// `segue eval --task prose`: findings on a folder of real documents.
 fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
     let stdout = std::io::stdout();
@@ -488,22 +494,18 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
         None => Calibration::shipped(),
     };
     if let Some(path) = &args.verdict_rows_out {
-        use rayon::prelude::*;
         let mut text = String::new();
         for s in &scorers {
-            let rows: Vec<Vec<VerdictRows>> = (0..docs.len())
-                .into_par_iter()
-                .map(|i| {
-                    verdict_rows(
-                        s.as_ref(),
-                        &docs,
-                        i,
-                        &calibration,
-                        args.copies.max(1),
-                        args.seed,
-                    )
-                })
-                .collect();
+            let rows: Vec<Vec<VerdictRows>> = per_document(docs.len(), |i| {
+                verdict_rows(
+                    s.as_ref(),
+                    &docs,
+                    i,
+                    &calibration,
+                    args.copies.max(1),
+                    args.seed,
+                )
+            });
             for r in rows.iter().flatten() {
                 let line = json!({"scorer": s.name(), "rows": r});
                 text.push_str(&serde_json::to_string(&line)?);
@@ -514,14 +516,11 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
         return Ok(0);
     }
     let per_scorer: Vec<(Vec<DocResult>, Vec<ListedFinding>)> = {
-        use rayon::prelude::*;
         scorers
             .iter()
             .map(|s| {
-                // Documents in parallel, results in document order.
-                let chunks: Vec<(Vec<DocResult>, Vec<ListedFinding>)> = (0..docs.len())
-                    .into_par_iter()
-                    .map(|i| {
+                let chunks: Vec<(Vec<DocResult>, Vec<ListedFinding>)> =
+                    per_document(docs.len(), |i| {
                         prose_doc(
                             s.as_ref(),
                             &docs,
@@ -530,8 +529,7 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
                             args.copies.max(1),
                             args.seed,
                         )
-                    })
-                    .collect();
+                    });
                 let mut results = Vec::new();
                 let mut listed = Vec::new();
                 for (r, l) in chunks {

@@ -313,8 +313,9 @@ pub struct VerdictRows {
 }
 
 /// The rows for training the verdict model on document `i` of `docs`: its transitions as
-/// published, and those into and out of the units planted in `copies` copies (the same copies
-/// [`prose_doc`] measures with the same seed).
+/// published, and, in each of `copies` planted copies (the same copies [`prose_doc`] measures
+/// with the same seed), the transitions into and out of the planted unit and into the unit
+/// before it.
 pub fn verdict_rows(
     scorer: &dyn Scorer,
     docs: &[ProseDoc],
