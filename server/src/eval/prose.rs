@@ -307,9 +307,10 @@ pub struct VerdictRows {
     /// Per transition: 1 into the planted unit, 2 out of it, 3 into the unit before it, 0
     /// otherwise. A planted copy keeps only its rows 1, 2 and 3.
     pub labels: Vec<u8>,
-    /// Per transition: whether a finding may be reported on it (no explicit link, no disable
-    /// comment).
+    /// Per transition: whether a finding may be reported on it (no disable comment).
     pub eligible: Vec<bool>,
+    /// Per transition: whether the unit it leads into opens with an explicit link.
+    pub linked: Vec<bool>,
 }
 
 /// The rows for training the verdict model on document `i` of `docs`: its transitions as
@@ -346,6 +347,7 @@ pub fn verdict_rows(
                 features: Vec::new(),
                 labels: Vec::new(),
                 eligible: Vec::new(),
+                linked: Vec::new(),
             };
             // The unit before the planted one: its transition out is weak too, so it is the
             // negative the model most needs to see.
@@ -365,7 +367,8 @@ pub fn verdict_rows(
                 };
                 rows.features.push(x);
                 rows.labels.push(label);
-                rows.eligible.push(!t.disabled && t.link.is_none());
+                rows.eligible.push(!t.disabled);
+                rows.linked.push(t.link.is_some());
             }
             out.push(rows);
         }

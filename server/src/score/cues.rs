@@ -194,6 +194,32 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("once", Cue::Sequence),
     ("we", Cue::Personal),
     ("you", Cue::Personal),
+    // A definite shell noun sums up what was just said ("The idea is called tar pitting").
+    ("the idea", Cue::Demonstrative),
+    ("the issue", Cue::Demonstrative),
+    ("the problem", Cue::Demonstrative),
+    ("the cause", Cue::Demonstrative),
+    ("the solution", Cue::Demonstrative),
+    ("the reason", Cue::Demonstrative),
+    ("the result", Cue::Demonstrative),
+    ("the answer", Cue::Demonstrative),
+    ("the point", Cue::Demonstrative),
+    ("the goal", Cue::Demonstrative),
+    ("the difference", Cue::Demonstrative),
+    ("the advantage", Cue::Demonstrative),
+    ("the downside", Cue::Demonstrative),
+    ("the catch", Cue::Demonstrative),
+    ("the trick", Cue::Demonstrative),
+    ("the rest", Cue::Demonstrative),
+    ("the first", Cue::Sequence),
+    ("the second", Cue::Sequence),
+    ("the next", Cue::Sequence),
+    ("the last", Cue::Sequence),
+    // An aside the writer marks as one.
+    ("note", Cue::Addition),
+    ("tip", Cue::Addition),
+    ("warning", Cue::Addition),
+    ("caution", Cue::Addition),
 ];
 
 /// Words that point back to something already said when they appear near a sentence's start:
@@ -222,6 +248,39 @@ const POINTERS: &[&str] = &[
 /// How far into a sentence (in words) a pointer still marks a link to what came before.
 const POINTER_REACH: usize = 8;
 
+/// Two words that point back wherever they stand among a sentence's first words: "do so" and the
+/// pronoun "that" in "that's" (which cannot be the conjunction "that").
+fn points_back(lower: &[String], original: &[&str], i: usize) -> bool {
+    let word = original[i].to_lowercase();
+    matches!(word.as_str(), "that's" | "that’s")
+        || (lower[i] == "so" && i > 0 && lower[i - 1] == "do")
+}
+
+/// Third-person pronouns: near a sentence's start they stand for someone or something named
+/// before ("If it doesn't find *it*, …", "Alice looked down at *them*").
+const PRONOUNS: &[&str] = &[
+    "it", "its", "they", "them", "their", "he", "him", "his", "she", "her",
+];
+
+/// How far into a sentence (in words) a third-person pronoun still marks a link: a pronoun later
+/// in a long sentence usually refers to something inside the sentence itself.
+const PRONOUN_REACH: usize = 5;
+
+/// Endings of English contractions, after the apostrophe ("It*'s*", "You*'re*", "We*'d*").
+const CONTRACTION_ENDINGS: &[&str] = &["s", "re", "ll", "d", "ve", "m"];
+
+/// `word` in lower case without a contraction's ending: "That's" → "that", "You're" → "you".
+/// Other words (including "don't") are only lowered.
+fn base_word(word: &str) -> String {
+    let lower = word.to_lowercase();
+    match lower.rsplit_once(['\'', '’']) {
+        Some((stem, ending)) if !stem.is_empty() && CONTRACTION_ENDINGS.contains(&ending) => {
+            stem.to_string()
+        }
+        _ => lower,
+    }
+}
+
 /// The explicit link with which `sentence` leans on what comes before it: its opening cue
 /// ([`opening_cue`]), a linking phrase, or a pointer word among its first words. `None` when the
 /// sentence opens with nothing of the kind.
@@ -238,9 +297,10 @@ pub fn explicit_link(sentence: &str) -> Option<(Cue, String)> {
         return Some((Cue::Quotation, q.to_string()));
     }
     let words: Vec<&str> = sentence.unicode_words().take(POINTER_REACH).collect();
-    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let lower: Vec<String> = words.iter().map(|w| base_word(w)).collect();
     let mut best: Option<(Cue, usize)> = None;
-    for &(phrase, cue) in LINKING_PHRASES {
+    // The model's own cues, also when contracted ("That's", "It's", "They're").
+    for &(phrase, cue) in CUES.iter().chain(LINKING_PHRASES) {
         let n = phrase.split(' ').count();
         if n <= lower.len()
             && phrase.split(' ').zip(&lower).all(|(p, w)| p == w)
@@ -254,8 +314,17 @@ pub fn explicit_link(sentence: &str) -> Option<(Cue, String)> {
     }
     lower
         .iter()
-        .position(|w| POINTERS.contains(&w.as_str()))
-        .map(|i| (Cue::Demonstrative, words[i].to_string()))
+        .enumerate()
+        .find_map(|(i, w)| {
+            if POINTERS.contains(&w.as_str()) || points_back(&lower, &words, i) {
+                Some((Cue::Demonstrative, i))
+            } else if i < PRONOUN_REACH && PRONOUNS.contains(&w.as_str()) {
+                Some((Cue::Personal, i))
+            } else {
+                None
+            }
+        })
+        .map(|(cue, i)| (cue, words[i].to_string()))
 }
 
 #[cfg(test)]
@@ -317,5 +386,54 @@ mod tests {
             link("The resulting design is radically simpler than older competitors."),
             Some("resulting".to_string())
         );
+    }
+
+    #[test]
+    fn contractions_and_pronouns_link_back() {
+        let link = |s: &str| explicit_link(s).map(|(_, w)| w);
+        // From published documents: a guide's "You're taking action …", a README's "If it
+        // doesn't find it, …", a novel's "Alice looked down at them".
+        assert_eq!(
+            link("You're taking action when most people decide to sit and watch."),
+            Some("You're".to_string())
+        );
+        assert_eq!(
+            link("That’s precisely when we need your support most."),
+            Some("That’s".to_string())
+        );
+        assert_eq!(
+            link("If it doesn't find it, it gives an error."),
+            Some("it".to_string())
+        );
+        assert_eq!(
+            link("Alice looked down at them, and considered a little."),
+            Some("them".to_string())
+        );
+        // A pronoun late in a long sentence refers inside it; "don't" is not "do".
+        assert_eq!(
+            link("Contributors who send patches should sign them before sending."),
+            None
+        );
+        assert_eq!(link("Don't panic."), None);
+        // A shell noun, "that's" and "do so" inside the sentence, a marked aside.
+        assert_eq!(
+            link("The idea is called tar pitting."),
+            Some("The idea".to_string())
+        );
+        assert_eq!(
+            link("Maybe that's what you wanted."),
+            Some("that's".to_string())
+        );
+        assert_eq!(
+            link("Setting things up to do so can seem cumbersome."),
+            Some("so".to_string())
+        );
+        assert_eq!(
+            link("Note: the braces are mandatory."),
+            Some("Note".to_string())
+        );
+        assert_eq!(link("I think that pip works."), None);
+        assert_eq!(base_word("Don't"), "don't");
+        assert_eq!(base_word("We'd"), "we");
     }
 }

@@ -415,9 +415,9 @@ fn findings_at(
 }
 
 /// The findings of one level by the scorer's verdict model ([`verdict`]): a unit is flagged when
-/// the model's score of the transition into it reaches the sensitivity's threshold, unless it
-/// opens with an explicit link or a disable comment covers it; of consecutive flagged units, the
-/// strongest. The message names the strongest evidence.
+/// the model's score of the transition into it reaches the sensitivity's threshold (lowered by
+/// the link weight when the unit opens with an explicit link), unless a disable comment covers
+/// it; of consecutive flagged units, the strongest. The message names the strongest evidence.
 fn judged(
     transitions: &[Transition],
     base: &Baseline,
@@ -437,8 +437,8 @@ fn judged(
         .iter()
         .zip(verdict::features(transitions, base))
         .map(|(t, x)| {
-            let z = model.logit(&x);
-            (!t.disabled && t.link.is_none() && z >= threshold).then_some(z)
+            let z = model.judge(&x, t.link.is_some());
+            (!t.disabled && z >= threshold).then_some(z)
         })
         .collect();
     // A run of units that each pass (each leading straight into the next) is one place: the unit
@@ -466,7 +466,10 @@ fn judged(
             .get(best + 1)
             .filter(|n| n.from.span == t.to.span);
         let novelty = verdict::excess_novelty(t.novelty, base.usual_novelty);
-        out.push(if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
+        out.push(if t.link.is_some() {
+            // It opens as if it followed on: "it does not follow" would contradict the text.
+            linked_apart(t, median, floor, scorer)
+        } else if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
             foreign(t, median, floor, scorer)
         } else if t.intrusion.is_some_and(|p| p >= 0.5)
                 || matches!((t.skip, next), (Some(skip), Some(n))
@@ -507,6 +510,17 @@ fn intruding(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> F
     let message = format!(
         "This {unit} seems out of place: it stands apart from the text around it. Consider \
          moving it next to related text, or a transition that ties it in."
+    );
+    finding_on(t, median, floor, scorer, message)
+}
+
+/// The finding on a unit that opens with an explicit link but stands apart from its
+/// neighbours: the link leans on something the text before it does not say.
+fn linked_apart(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
+    let (unit, _) = unit_names(t.level);
+    let message = format!(
+        "This {unit} opens as if it followed on from the one before it, but it stands apart \
+         from the text around it. Consider moving it next to what it refers to."
     );
     finding_on(t, median, floor, scorer, message)
 }
@@ -637,7 +651,7 @@ mod tests {
             "Penguins waddle across Antarctic ice."
         );
         assert!(found[0].message.contains("out of place"), "{found:#?}");
-        // An explicit link, or a disable comment, wins over any score.
+        // An explicit link needs stronger evidence; a disable comment wins over any score.
         let odd = analysis
             .sentences
             .iter()
@@ -648,8 +662,23 @@ mod tests {
                 .iter()
                 .any(|f| f.to.slice(src).starts_with("Penguins"))
         };
+        let model = verdict::model("embedding", Level::Sentence).expect("a model");
+        let base = baselines(&analysis, &Calibration::shipped())
+            .into_iter()
+            .find(|(level, _, _)| *level == Level::Sentence)
+            .map(|(_, _, base)| base)
+            .expect("a sentence baseline");
+        let x = verdict::features(&analysis.sentences, &base);
+        assert!(model.judge(&x[odd], true) < model.judge(&x[odd], false));
         analysis.sentences[odd].link = Some(crate::score::cues::Cue::Contrast);
-        assert!(!flags_odd(&analysis));
+        let linked = findings(&analysis, &Calibration::shipped(), Sensitivity::High);
+        // Flagged or not, a linked unit is never told that it does not follow.
+        assert!(
+            linked
+                .iter()
+                .all(|f| !f.message.contains("does not follow")),
+            "{linked:#?}"
+        );
         analysis.sentences[odd].link = None;
         analysis.sentences[odd].disabled = true;
         assert!(!flags_odd(&analysis));

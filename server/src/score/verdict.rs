@@ -2,8 +2,9 @@
 //! the evidence on a transition into a unit — how weak it is against the rest of the document,
 //! the scorer's intrusion score, how many of the unit's words are new to the document, how the
 //! unit's neighbours join without it — into one score. Findings flag a unit whose score passes the
-//! sensitivity's threshold (see [`super::findings`]); a unit that opens with an explicit link, or
-//! that a disable comment covers, is never flagged.
+//! sensitivity's threshold (see [`super::findings`]). A unit that a disable comment covers is
+//! never flagged; one that leans on what comes before it with an explicit link (a connective, an
+//! anaphor, a pointer) needs stronger evidence: its score drops by the level's link weight.
 //!
 //! Trained on the train part of the real-prose corpus (published documents of eight genres, each
 //! with foreign sentences and paragraphs planted), with thresholds set on the same documents as
@@ -114,6 +115,9 @@ pub struct LevelModel {
     /// The most the shortfall counts, so that a blatant intrusion in a very short document can
     /// still be flagged.
     length_cap: f64,
+    /// How much the score drops for a unit that opens with an explicit link: the writer's mark
+    /// that it follows on is evidence of coherence that planted units do not teach the model.
+    link_weight: f64,
     /// The logit at or above which a unit is flagged, per sensitivity (`low`, `medium`, `high`).
     thresholds: Thresholds,
 }
@@ -136,6 +140,12 @@ impl LevelModel {
         }
         let short = (self.reference - x[LOG_TRANSITIONS]).clamp(0.0, self.length_cap.max(0.0));
         z - self.length_weight * short
+    }
+
+    /// The score of a transition with features `x` into a unit that opens with an explicit
+    /// link (`linked`) or not.
+    pub fn judge(&self, x: &Features, linked: bool) -> f64 {
+        self.logit(x) - if linked { self.link_weight } else { 0.0 }
     }
 
     /// The thresholds, strictest first: `low`, `medium`, `high`.
@@ -163,11 +173,13 @@ impl LevelModel {
                     &self.length_weight,
                     &self.reference,
                     &self.length_cap,
+                    &self.link_weight,
                 ])
                 .chain([&low, &medium, &high])
                 .all(|v| v.is_finite())
             && low >= medium
             && medium >= high
+            && self.link_weight >= 0.0
     }
 }
 

@@ -14,6 +14,7 @@ pub mod line_index;
 pub mod markdown;
 pub mod plain;
 pub mod prose;
+mod pseudo_heading;
 pub mod rst;
 pub mod sentence;
 mod span;
@@ -281,6 +282,9 @@ pub fn blocks(source: &str, format: Format) -> Vec<Block> {
         Format::Latex => latex::blocks(body),
         Format::Plain => plain::blocks(body),
     };
+    if matches!(format, Format::Markdown | Format::Rst) {
+        pseudo_heading::promote(body, &mut blocks);
+    }
     if skip > 0 {
         for block in &mut blocks {
             block.shift(skip);

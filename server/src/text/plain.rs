@@ -10,10 +10,14 @@
 //! - **Standalone headings.** A short line (at most 80 characters and 12 words) standing alone
 //!   as a paragraph, with no final `.`, `!`, `?`, `:`, `;` or `,`, is a heading when it is
 //!   numbered (`2. Overview`, `1.2 Scope`, `Chapter 3`, `Section 4.1 Limits`, `Appendix A`;
-//!   the level is the number of parts of the number) or all in capitals (`INTRODUCTION`,
-//!   `SEE ALSO`; level 1; an all-caps line followed by indented lines, as in manual pages,
+//!   the level is the number of parts of the number; after a number of two parts or more the
+//!   title need not open with a capital, as in `5.4. package.cron.*`) or all in capitals
+//!   (`INTRODUCTION`, `SEE ALSO`, also with a final `?`; level 1; an all-caps line followed by indented lines, as in manual pages,
 //!   too). Numbered lines such as `1. Download` right next to `2. Install` are list items, not
 //!   headings.
+//! - **Numbered questions.** A FAQ entry's question (`5.9. How does Debian support non-English
+//!   languages?`) is a heading: a paragraph of at most three lines and 30 words that opens with a
+//!   section number of two or more parts (or one part, alone on its line) and ends with `?`.
 //! - **Separators.** A line of only punctuation (`-----`, `* * *`, at least three marks) emits a
 //!   [`Block::Break`].
 //! - **Lists.** A line starting with a bullet (`-`, `*`, `•`, `o`) or an enumerator (`1.`,
@@ -223,6 +227,28 @@ fn numbered_heading(t: &str) -> Option<u8> {
     if !heading_shaped(t) {
         return None;
     }
+    number_level(t)
+}
+
+/// Most words in a question heading of a FAQ.
+const MAX_QUESTION_WORDS: usize = 30;
+
+/// The level of a numbered question, the heading of a FAQ entry (`5.9. How does Debian support
+/// non-English languages?`), which may wrap over a few lines: a number of at least two parts
+/// (one part when the question stands alone on its line), a capital, and a final `?`.
+fn numbered_question(lines: &[&str]) -> Option<u8> {
+    let first = lines.first()?;
+    let last = lines.last()?;
+    let words: usize = lines.iter().map(|l| l.split_whitespace().count()).sum();
+    if !last.ends_with('?') || words > MAX_QUESTION_WORDS {
+        return None;
+    }
+    let level = number_level(first)?;
+    (level >= 2 || lines.len() == 1).then_some(level)
+}
+
+/// The level of the section number that opens `t`, followed by a title with a capital.
+fn number_level(t: &str) -> Option<u8> {
     let mut words = t.split_whitespace();
     let first = words.next()?;
     let named = matches!(
@@ -247,9 +273,11 @@ fn numbered_heading(t: &str) -> Option<u8> {
         return None;
     }
     if rest_needed {
-        // `1.2 Title`, `2. Overview`: the title starts with a capital.
+        // `1.2 Title`, `2. Overview`: the title starts with a capital, or anything but a
+        // lower-case word after a number of two parts or more (`5.4. package.cron.*`).
         let title = words.next()?;
-        if !title.chars().next().is_some_and(char::is_uppercase) {
+        let capital = title.chars().next().is_some_and(char::is_uppercase);
+        if !capital && parts.len() < 2 {
             return None;
         }
     }
@@ -257,10 +285,10 @@ fn numbered_heading(t: &str) -> Option<u8> {
     u8::try_from(level.min(6)).ok()
 }
 
-/// A short line in capitals (`INTRODUCTION`, `SEE ALSO`).
+/// A short line in capitals (`INTRODUCTION`, `SEE ALSO`, `WHO ARE THE USERS?`).
 fn caps_heading(t: &str) -> bool {
-    heading_shaped(t)
-        && t.split_whitespace().count() <= 8
+    heading_shaped(t.strip_suffix('?').unwrap_or(t))
+        && t.split_whitespace().count() <= 10
         && t.chars().filter(|c| c.is_uppercase()).count() >= 2
         && !t.chars().any(char::is_lowercase)
 }
@@ -320,7 +348,29 @@ fn marker(t: &str) -> Option<(Marker, usize)> {
             if n > 3 || !matches!(t.as_bytes().get(n), Some(b'.' | b')')) {
                 return None;
             }
-            (Marker::Enumerator, n + 1)
+            // A section number of several parts, as in a table of contents: `10.3. `, `2.1 `.
+            let mut len = n + 1;
+            let bytes = t.as_bytes();
+            while t.as_bytes().get(len - 1) == Some(&b'.') {
+                let part = bytes
+                    .get(len..)
+                    .map_or(0, |r| r.iter().take_while(|b| b.is_ascii_digit()).count());
+                if part == 0 || part > 3 {
+                    break;
+                }
+                len += part;
+                if bytes.get(len) == Some(&b'.') {
+                    len += 1;
+                } else {
+                    // `2.1 Goals`, but not a decimal such as `2.5 million`.
+                    let title = t.get(len..).map(str::trim_start);
+                    if !title.is_some_and(|r| r.starts_with(char::is_uppercase)) {
+                        return None;
+                    }
+                    break;
+                }
+            }
+            (Marker::Enumerator, len)
         }
         c if c.is_ascii_alphabetic() => {
             if t.as_bytes().get(1) != Some(&b')') {
@@ -445,6 +495,23 @@ impl Parser<'_> {
                 } else {
                     None
                 };
+                // A FAQ's numbered question, which may wrap over a few lines.
+                let question = lines.len() <= 3 && !listed;
+                let question = question
+                    .then(|| numbered_question(&lines.iter().map(text).collect::<Vec<_>>()))
+                    .flatten();
+                if let (None, Some(level), Some(last)) = (level, question, lines.last()) {
+                    self.heading(*first, *first, *last, level);
+                    if let Some(Block::Heading { title, .. }) = self.out.last_mut() {
+                        *title = lines
+                            .iter()
+                            .flat_map(|l| text(l).split_whitespace())
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                    }
+                    i = lines.len();
+                }
+                let level = if i == 0 { level } else { None };
                 let level = level.or((caps_heading(t) && (alone || rest_indented)).then_some(1));
                 if let Some(level) = level {
                     self.heading(*first, *first, *first, level);
@@ -681,11 +748,57 @@ mod tests {
             sentences(src),
             v(&[&["Steps:", "Download it", "Install it"]])
         );
+        // A FAQ's numbered questions, one of them wrapped (Debian FAQ).
+        let src = "3.1.6. You are talking about testing being broken. What do you mean\nby that?\n\n    Sometimes, a package might not be installable.\n\n5.9. How does Debian support non-English languages?\n\n    Debian is distributed with keymaps.\n\n2. Why would anyone ask this?\n\nBecause they can.\n";
+        assert_eq!(
+            headings(src),
+            vec![
+                (
+                    "3.1.6. You are talking about testing being broken. What do you mean by that?"
+                        .to_string(),
+                    3
+                ),
+                (
+                    "5.9. How does Debian support non-English languages?".to_string(),
+                    2
+                ),
+                ("2. Why would anyone ask this?".to_string(), 1),
+            ]
+        );
+        // A file name after a section number; a question in capitals.
+        assert_eq!(
+            headings("5.4. package.cron.*\n\nIf your package needs tasks.\n\nWHO ARE THE USERS AND WHAT DO THEY DO?\n\nScholars.\n"),
+            vec![
+                ("5.4. package.cron.*".to_string(), 2),
+                ("WHO ARE THE USERS AND WHAT DO THEY DO?".to_string(), 1)
+            ]
+        );
+        // A numbered paragraph that is a sentence, not a question, stays prose.
+        assert!(headings("2.1. The parser reads the input.\n\nMore text.\n").is_empty());
         // Manual-page style: a capital heading over indented text.
         let src = "NAME\n       ls - list directory contents\n\nDESCRIPTION\n       List information about the FILEs.\n";
         assert_eq!(
             headings(src),
             vec![("NAME".to_string(), 1), ("DESCRIPTION".to_string(), 1)]
+        );
+    }
+
+    #[test]
+    fn a_table_of_contents_with_section_numbers_is_a_list() {
+        // From the Debian FAQ: numbered entries, some wrapped, under a numbered chapter line.
+        let src = "Contents\n========\n\n6. The Debian archives\n    6.1. How many Debian distributions are there?\n    6.2. What are all those names like etch, lenny, etc.?\n        6.2.1. Which other codenames have been used in the past?\n    6.14. I have a wireless network card which doesn't work with\n    Linux. What should I do?\n\n2.5 million people read it. They like it.\n";
+        let d = doc(src);
+        let paras: Vec<_> = d.paragraphs().collect();
+        assert!(paras[0].list, "{:?}", paras[0]);
+        let texts: Vec<&str> = paras[0].sentences.iter().map(|s| s.text.as_str()).collect();
+        assert!(
+            texts.contains(&"How many Debian distributions are there?"),
+            "{texts:?}"
+        );
+        assert!(!texts.iter().any(|t| t.starts_with("6.")), "{texts:?}");
+        assert_eq!(
+            paras.last().map(|p| p.sentences[0].text.as_str()),
+            Some("2.5 million people read it.")
         );
     }
 
