@@ -7,8 +7,8 @@
 //!
 //! - `dev_table`: PMR, Acc, τ, WLCS-l and Ordered BERTScore v2 on dev data for lexical greedy,
 //!   embedding-cosine DP, the pairwise model DP (`ordering-pairwise`), the heads without the
-//!   set model (`ordering-head`) and the full model (`ordering`: the heads with the paragraph reader,
-//!   or the pair cross-encoder, that `ordering.json` names), at the sentence level (dev.abstracts.jsonl, paragraphs of 4–10 sentences) and
+//!   set model (`ordering-head`) and the full model (`ordering`: the heads with the paragraph reader
+//!   that `ordering.json` names), at the sentence level (dev.abstracts.jsonl, paragraphs of 4–10 sentences) and
 //!   the paragraph level (dev.jsonl, documents of 2–16 paragraphs), through
 //!   `segue::eval::ordering::order` — the code behind `segue eval --task ordering`.
 //! - `noise_table`: the same systems on noisy copies, after seed 000: each unit is contaminated

@@ -16,6 +16,7 @@ Usage: train.py [--level sentence|paragraph|both] [--epochs 40] [--attention 0] 
 """
 
 import argparse
+import os
 import hashlib
 import json
 import sys
@@ -33,7 +34,7 @@ import decode  # noqa: E402
 import model  # noqa: E402
 
 ROOT = data.ROOT
-SHARED = Path("/work/shared/data")
+SHARED = Path(os.environ.get("SEGUE_DATA_DIR") or ROOT.parent / "shared" / "data")
 OUT = ROOT / "models" / "ordering"
 WORK = ROOT / "target" / "ordering"
 DIM = 384

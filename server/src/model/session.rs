@@ -2,8 +2,8 @@
 //! serialised; ONNX Runtime parallelises inside each run), where it was loaded from, the device it
 //! runs on and a count of the runs made, plus checks of a session's signature and of its outputs.
 //!
-//! The pair cross-encoder ([`super::cross`]) and the paragraph reader ([`super::reader`]) each
-//! hold one [`ModelSession`]; the sentence encoder keeps its own fuller statistics.
+//! The paragraph reader ([`super::reader`]) holds one [`ModelSession`]; the sentence encoder keeps
+//! its own fuller statistics.
 
 use super::runtime::{Provider, SessionChoice};
 use ort::session::{Session, SessionOutputs};

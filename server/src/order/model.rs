@@ -20,18 +20,18 @@
 //!
 //! ```text
 //! adj(i, j) = w.successor·S[i][j] + w.coherence·cos(i, j) + w.precedence·P[i][j]
-//!             + w.cross_precedence·X[i][j] + w.cross_next·Y[i][j]
-//! φ(i)      = w.opening·O[i] − w.closing·C[i] + w.borda·borda(i) + w.cross_borda·xborda(i)
+//!             + w.reader_precedence·X[i][j] + w.reader_next·Y[i][j]
+//! φ(i)      = w.opening·O[i] − w.closing·C[i] + w.borda·borda(i) + w.reader_borda·xborda(i)
 //! score(o)  = Σ_k adj(o_k, o_k+1) + φ(o_first) − φ(o_last)
 //! ```
 //!
-//! **Cross-encoder.** `X[i][j] = log σ((x[i][j] − x[j][i]) / 2)` with `x` the logits of the
-//! sentence-precedence cross-encoder ([`crate::model::cross`]), which reads both sentences at once,
-//! and `xborda` its Borda count; `Y[i][j]` its successor, the log-softmax over `j ≠ i` of the
-//! logit that `j` directly follows `i` (exports without that output leave it out). It costs `n(n − 1)` pair passes, so it is used only at the levels
-//! and up to the set size the metadata's `cross` section names (sentences, 16), loaded on first
-//! use, with its own weights set on dev data; otherwise, or when it is not installed, the heads'
-//! objective applies with the level's own weights ([`OrderingModel::objective`]).
+//! **Paragraph reader.** `X[i][j] = log σ((x[i][j] − x[j][i]) / 2)` with `x` the precedence
+//! logits of the paragraph reader ([`crate::model::reader`]), which reads all the units of a set
+//! at once, and `xborda` its Borda count; `Y[i][j]` its successor, the log-softmax over `j ≠ i` of
+//! the logit that `j` directly follows `i`. It is used at the levels and up to the set size the
+//! metadata's reader section names (`cross` in `ordering.json`: both levels, 16 units), loaded on
+//! first use, with its own weights set on dev data; otherwise, or when it is not installed, the
+//! heads' objective applies with the level's own weights ([`OrderingModel::objective`]).
 //!
 //! The position potential φ telescopes along an order: `Σ_k φ(o_k) − φ(o_k+1) = φ(first) −
 //! φ(last)`, so [`ChainTable`] folds it into the transitions, `t(i, j) = adj(i, j) + φ(i) − φ(j)`,
@@ -47,7 +47,7 @@
 
 use super::decode::Problem;
 use crate::model::files::locate_models_dir;
-use crate::model::{ModelError, ModelOptions, Provider, Runtime, SetModel, SetModelKind};
+use crate::model::{ModelError, ModelOptions, ParagraphReader, Provider, Runtime};
 use crate::score::{Level, Pairwise, Reason, Unit};
 use ort::session::Session;
 use ort::value::Tensor;
@@ -107,18 +107,22 @@ pub struct OrderWeights {
     pub opening: f64,
     /// Log-probability that the last unit closes the set.
     pub closing: f64,
-    /// The cross-encoder's log-probability that a unit precedes the next one.
-    pub cross_precedence: f64,
-    /// The cross-encoder's Borda potential.
-    pub cross_borda: f64,
-    /// The cross-encoder's log-probability that the next unit directly follows.
-    pub cross_next: f64,
+    /// The reader's log-probability that a unit precedes the next one (`cross_precedence` in
+    /// the metadata).
+    #[serde(rename = "cross_precedence")]
+    pub reader_precedence: f64,
+    /// The reader's Borda potential (`cross_borda`).
+    #[serde(rename = "cross_borda")]
+    pub reader_borda: f64,
+    /// The reader's log-probability that the next unit directly follows (`cross_next`).
+    #[serde(rename = "cross_next")]
+    pub reader_next: f64,
 }
 
 impl OrderWeights {
-    /// Whether any of the set model's terms (`cross_*`) has weight.
-    pub fn uses_set_model(&self) -> bool {
-        self.cross_precedence > 0.0 || self.cross_next > 0.0 || self.cross_borda > 0.0
+    /// Whether any of the paragraph reader's terms (`reader_*`) has weight.
+    pub fn uses_reader(&self) -> bool {
+        self.reader_precedence > 0.0 || self.reader_next > 0.0 || self.reader_borda > 0.0
     }
 
     /// Only the precedence-derived terms (the "pairwise model" ablation).
@@ -228,31 +232,25 @@ pub struct EmbeddingMeta {
     pub dim: usize,
 }
 
-/// One level's objective with the cross-encoder (`cross.levels` of the metadata).
+/// One level's objective with the paragraph reader (`cross.levels` of the metadata).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct CrossLevelMeta {
-    /// Weights of the order objective, the cross-encoder's terms included.
+pub struct ReaderLevelMeta {
+    /// Weights of the order objective, the reader's terms included.
     pub weights: OrderWeights,
 }
 
-/// The precedence cross-encoder's part of the metadata (`cross`, written by
-/// `models/train/ordering/cross/tune.py`).
+/// The paragraph reader's part of the metadata (the `cross` section, written by
+/// `models/train/ordering/reader/tune.py`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct CrossMeta {
-    /// Which model the export is: the pair cross-encoder (`pair`, the default) or the paragraph
-    /// reader (`reader`).
-    #[serde(default)]
-    pub kind: SetModelKind,
-    /// The ONNX export, relative to the models folder (`onnx/cross/model.onnx` or
-    /// `onnx/reader/model.onnx`).
+pub struct ReaderMeta {
+    /// The ONNX export, relative to the models folder (`onnx/reader/model.onnx`).
     pub file: String,
     /// The export's sha256 the weights were set with (also a row of `models/manifest.tsv`).
     pub sha256: String,
-    /// Largest set the cross-encoder scores (a set of `n` costs `n(n − 1)` pair passes); larger
-    /// sets use the head's own weights.
+    /// Largest set the reader reads; larger sets use the head's own weights.
     pub max_units: usize,
-    /// Levels with a cross-encoder objective, by name.
-    pub levels: std::collections::BTreeMap<String, CrossLevelMeta>,
+    /// Levels with a reader objective, by name.
+    pub levels: std::collections::BTreeMap<String, ReaderLevelMeta>,
 }
 
 /// `ordering.json`.
@@ -268,9 +266,9 @@ pub struct OrderingMeta {
     pub pairs: PairSpec,
     /// Heads by level name (`sentence`, `paragraph`).
     pub levels: std::collections::BTreeMap<String, LevelMeta>,
-    /// The precedence cross-encoder, when the model has one.
-    #[serde(default)]
-    pub cross: Option<CrossMeta>,
+    /// The paragraph reader, when the model has one (the `cross` section).
+    #[serde(default, rename = "cross")]
+    pub reader: Option<ReaderMeta>,
 }
 
 impl OrderingMeta {
@@ -505,7 +503,7 @@ struct Head {
 }
 
 /// The loaded ordering model: the metadata, a head per level and, loaded on first use, the
-/// precedence cross-encoder.
+/// paragraph reader.
 pub struct OrderingModel {
     meta: OrderingMeta,
     sentence: Option<Head>,
@@ -514,7 +512,7 @@ pub struct OrderingModel {
     provider: Provider,
     models_dir: PathBuf,
     options: ModelOptions,
-    cross: OnceLock<Result<Arc<SetModel>, String>>,
+    reader: OnceLock<Result<Arc<ParagraphReader>, String>>,
 }
 
 impl std::fmt::Debug for OrderingModel {
@@ -631,7 +629,7 @@ impl OrderingModel {
             provider,
             models_dir: models_dir.to_path_buf(),
             options: options.clone(),
-            cross: OnceLock::new(),
+            reader: OnceLock::new(),
         };
         // One probe run per head, so a head of the wrong shape fails here, not on every document.
         for level in [Level::Sentence, Level::Paragraph] {
@@ -668,30 +666,30 @@ impl OrderingModel {
         .filter(|(_, h)| h.is_some())
         .map(|(l, _)| l.name())
         .collect();
-        let cross = match (&self.meta.cross, self.cross.get()) {
-            (None, _) => "no cross-encoder".to_string(),
-            (Some(m), None) => format!("{} loaded on first use", m.kind.name()),
-            (Some(_), Some(Ok(c))) => format!("{} on {}", c.name(), c.provider()),
-            (Some(m), Some(Err(e))) => format!("{} unavailable: {e}", m.kind.name()),
+        let reader = match (&self.meta.reader, self.reader.get()) {
+            (None, _) => "no paragraph reader".to_string(),
+            (Some(_), None) => "paragraph reader loaded on first use".to_string(),
+            (Some(_), Some(Ok(c))) => format!("paragraph reader on {}", c.provider()),
+            (Some(_), Some(Err(e))) => format!("paragraph reader unavailable: {e}"),
         };
         format!(
-            "ordering heads ({}) on {} from {}; {cross}",
+            "ordering heads ({}) on {} from {}; {reader}",
             levels.join(", "),
             self.provider,
             self.dir.display()
         )
     }
 
-    /// The precedence cross-encoder, loaded on the first call (on the device the options select);
-    /// `Err` says why it cannot be used (then the heads' own objective applies).
-    pub fn cross_encoder(&self) -> Result<&Arc<SetModel>, &str> {
-        let Some(meta) = &self.meta.cross else {
-            return Err("the ordering model has no cross-encoder");
+    /// The paragraph reader, loaded on the first call (on the device the options select); `Err`
+    /// says why it cannot be used (then the heads' own objective applies).
+    pub fn reader(&self) -> Result<&Arc<ParagraphReader>, &str> {
+        let Some(meta) = &self.meta.reader else {
+            return Err("the ordering model has no paragraph reader");
         };
-        self.cross
+        self.reader
             .get_or_init(|| {
                 let path = self.models_dir.join(&meta.file);
-                SetModel::load_from(meta.kind, &path, &self.models_dir, &self.options)
+                ParagraphReader::load_from(&path, &self.models_dir, &self.options)
                     .map(Arc::new)
                     .map_err(|e| e.to_string())
             })
@@ -699,60 +697,60 @@ impl OrderingModel {
             .map_err(String::as_str)
     }
 
-    /// Whether a set of `n` units at `level` is scored with the cross-encoder: the metadata has
-    /// cross weights for the level and `2 ≤ n ≤ max_units` (the encoder itself may still fail to
-    /// load; see [`OrderingModel::cross_encoder`]).
-    pub fn cross_applies(&self, level: Level, n: usize) -> bool {
-        self.meta.cross.as_ref().is_some_and(|c| {
+    /// Whether a set of `n` units at `level` is scored with the reader: the metadata has reader
+    /// weights for the level and `2 ≤ n ≤ max_units` (the reader itself may still fail to load;
+    /// see [`OrderingModel::reader`]).
+    pub fn reader_applies(&self, level: Level, n: usize) -> bool {
+        self.meta.reader.as_ref().is_some_and(|c| {
             (2..=c.max_units).contains(&n) && c.levels.contains_key(level_key(level))
         })
     }
 
-    /// Whether the set model (the paragraph reader or the pair cross-encoder) reads a set of `n`
+    /// Whether the paragraph reader reads a set of `n`
     /// units at all, at any level: the metadata names one and `2 ≤ n ≤ max_units`. The ordering
-    /// objective uses it only where [`OrderingModel::cross_applies`]; `tier1`'s reader terms
+    /// objective uses it only where [`OrderingModel::reader_applies`]; `tier1`'s reader terms
     /// wherever it reads.
-    pub fn set_model_reads(&self, n: usize) -> bool {
+    pub fn reader_reads(&self, n: usize) -> bool {
         self.meta
-            .cross
+            .reader
             .as_ref()
             .is_some_and(|c| (2..=c.max_units).contains(&n))
     }
 
     /// The heads' scores for `units` at `level` with the set model's logits added when it reads
-    /// the set ([`OrderingModel::set_model_reads`]), whatever the level's weights; the second
+    /// the set ([`OrderingModel::reader_reads`]), whatever the level's weights; the second
     /// value says whether they were added, or why not.
-    pub fn scores_with_set_model(
+    pub fn scores_with_reader(
         &self,
         level: Level,
         units: &[Unit<'_>],
         vectors: &[Vec<f32>],
-    ) -> Result<(OrderScores, CrossUse), OrderingError> {
+    ) -> Result<(OrderScores, ReaderUse), OrderingError> {
         let scores = self.scores(level, units, vectors)?;
-        if !self.set_model_reads(units.len()) {
-            return Ok((scores, CrossUse::NotApplicable));
+        if !self.reader_reads(units.len()) {
+            return Ok((scores, ReaderUse::NotApplicable));
         }
-        let model = match self.cross_encoder() {
+        let model = match self.reader() {
             Ok(m) => m,
-            Err(why) => return Ok((scores, CrossUse::Failed(why.to_string()))),
+            Err(why) => return Ok((scores, ReaderUse::Failed(why.to_string()))),
         };
         let texts: Vec<String> = units.iter().map(|u| u.join(" ")).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         Ok(match model.set_logits(&refs) {
             Ok(x) => (
                 match &x.next {
-                    Some(y) => scores.with_cross(&x.precedence).with_cross_successor(y),
-                    None => scores.with_cross(&x.precedence),
+                    Some(y) => scores.with_reader(&x.precedence).with_reader_successor(y),
+                    None => scores.with_reader(&x.precedence),
                 },
-                CrossUse::Used,
+                ReaderUse::Used,
             ),
-            Err(e) => (scores, CrossUse::Failed(e.to_string())),
+            Err(e) => (scores, ReaderUse::Failed(e.to_string())),
         })
     }
 
-    /// The weights of the objective with the cross-encoder's terms at `level`, if it has them.
-    pub fn cross_weights(&self, level: Level) -> Option<OrderWeights> {
-        let c = self.meta.cross.as_ref()?;
+    /// The weights of the objective with the reader's terms at `level`, if it has them.
+    pub fn reader_weights(&self, level: Level) -> Option<OrderWeights> {
+        let c = self.meta.reader.as_ref()?;
         c.levels.get(level_key(level)).map(|l| l.weights)
     }
 
@@ -849,10 +847,10 @@ impl OrderingModel {
         Ok(OrderScores::new(&out, vectors))
     }
 
-    /// The full objective for `units` at `level`: the head's scores with the cross-encoder's
-    /// where it applies ([`OrderingModel::cross_applies`]) and the weights that go with them. When
-    /// the cross-encoder cannot load or run, the head's own objective is returned and
-    /// [`Objective::cross`] says why.
+    /// The full objective for `units` at `level`: the head's scores with the reader's
+    /// where it applies ([`OrderingModel::reader_applies`]) and the weights that go with them. When
+    /// the reader cannot load or run, the head's own objective is returned and
+    /// [`Objective::reader`] says why.
     pub fn objective(
         &self,
         level: Level,
@@ -863,36 +861,36 @@ impl OrderingModel {
             .weights(level)
             .ok_or(OrderingError::NoHead(level.name()))?;
         let (true, Some(weights)) = (
-            self.cross_applies(level, units.len()),
-            self.cross_weights(level),
+            self.reader_applies(level, units.len()),
+            self.reader_weights(level),
         ) else {
             return Ok(Objective {
                 scores: self.scores(level, units, vectors)?,
                 weights: head,
-                cross: CrossUse::NotApplicable,
+                reader: ReaderUse::NotApplicable,
             });
         };
-        let (scores, cross) = self.scores_with_set_model(level, units, vectors)?;
+        let (scores, reader) = self.scores_with_reader(level, units, vectors)?;
         Ok(Objective {
             scores,
-            weights: if cross == CrossUse::Used {
+            weights: if reader == ReaderUse::Used {
                 weights
             } else {
                 head
             },
-            cross,
+            reader,
         })
     }
 }
 
-/// Whether an [`Objective`] includes the cross-encoder.
+/// Whether an [`Objective`] includes the paragraph reader.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CrossUse {
+pub enum ReaderUse {
     /// It does.
     Used,
-    /// The set is too large or the level has no cross weights.
+    /// The set is too large or the level has no reader weights.
     NotApplicable,
-    /// It should have, but the cross-encoder could not load or run (the message says why).
+    /// It should have, but the reader could not load or run (the message says why).
     Failed(String),
 }
 
@@ -903,8 +901,8 @@ pub struct Objective {
     pub scores: OrderScores,
     /// The weights.
     pub weights: OrderWeights,
-    /// Whether the cross-encoder's terms are in.
-    pub cross: CrossUse,
+    /// Whether the reader's terms are in.
+    pub reader: ReaderUse,
 }
 
 // ---- the objective -----------------------------------------------------------------------------
@@ -957,12 +955,12 @@ pub struct OrderScores {
     pub opening: Vec<f64>,
     /// `log P(i closes the set)`.
     pub closing: Vec<f64>,
-    /// The cross-encoder's `log σ((X[i][j] − X[j][i]) / 2)`, `X` its logits of "i before j";
+    /// The reader's `log σ((X[i][j] − X[j][i]) / 2)`, `X` its logits of "i before j";
     /// empty when the set was scored without it.
-    pub cross: Vec<f64>,
-    /// The cross-encoder's `log P(j directly follows i)` (log-softmax over `j ≠ i` of its
+    pub reader: Vec<f64>,
+    /// The reader's `log P(j directly follows i)` (log-softmax over `j ≠ i` of its
     /// successor logits); empty when the set was scored without it or the export has no successor.
-    pub cross_next: Vec<f64>,
+    pub reader_next: Vec<f64>,
 }
 
 impl OrderScores {
@@ -995,19 +993,19 @@ impl OrderScores {
             coherence,
             opening: log_softmax(&out.opening, |_| true),
             closing: log_softmax(&out.closing, |_| true),
-            cross: Vec::new(),
-            cross_next: Vec::new(),
+            reader: Vec::new(),
+            reader_next: Vec::new(),
         }
     }
 
-    /// The same scores with the cross-encoder's logits `x` (row-major `[n, n]`, see
-    /// [`crate::model::CrossEncoder::precedence`] or the paragraph reader); logits of the wrong size are ignored.
-    pub fn with_cross(mut self, x: &[f32]) -> OrderScores {
+    /// The same scores with the reader's precedence logits `x` (row-major `[n, n]`, see
+    /// [`crate::model::SetLogits`]); logits of the wrong size are ignored.
+    pub fn with_reader(mut self, x: &[f32]) -> OrderScores {
         let n = self.n;
         if x.len() != n * n {
             return self;
         }
-        self.cross = (0..n * n)
+        self.reader = (0..n * n)
             .map(|k| {
                 let (i, j) = (k / n, k % n);
                 if i == j {
@@ -1020,10 +1018,10 @@ impl OrderScores {
         self
     }
 
-    /// The same scores with the cross-encoder's successor logits `y` (row-major `[n, n]`,
+    /// The same scores with the reader's successor logits `y` (row-major `[n, n]`,
     /// `y[i·n + j]` the logit that `j` directly follows `i`, see [`crate::model::SetLogits`]);
     /// logits of the wrong size are ignored.
-    pub fn with_cross_successor(mut self, y: &[f32]) -> OrderScores {
+    pub fn with_reader_successor(mut self, y: &[f32]) -> OrderScores {
         let n = self.n;
         if y.len() != n * n {
             return self;
@@ -1035,16 +1033,16 @@ impl OrderScores {
                 next[i * n + j] = lp[j];
             }
         }
-        self.cross_next = next;
+        self.reader_next = next;
         self
     }
 
-    fn cross_at(&self, k: usize) -> f64 {
-        self.cross.get(k).copied().unwrap_or(0.0)
+    fn reader_at(&self, k: usize) -> f64 {
+        self.reader.get(k).copied().unwrap_or(0.0)
     }
 
-    fn cross_next_at(&self, k: usize) -> f64 {
-        self.cross_next.get(k).copied().unwrap_or(0.0)
+    fn reader_next_at(&self, k: usize) -> f64 {
+        self.reader_next.get(k).copied().unwrap_or(0.0)
     }
 
     /// The position potential φ of every unit under `w` (see the module docs).
@@ -1055,12 +1053,12 @@ impl OrderScores {
                 let borda: f64 = (0..n)
                     .map(|j| self.precedence[i * n + j] - self.precedence[j * n + i])
                     .sum();
-                let cross_borda: f64 = (0..n)
-                    .map(|j| self.cross_at(i * n + j) - self.cross_at(j * n + i))
+                let reader_borda: f64 = (0..n)
+                    .map(|j| self.reader_at(i * n + j) - self.reader_at(j * n + i))
                     .sum();
                 w.opening * self.opening[i] - w.closing * self.closing[i]
                     + w.borda * borda
-                    + w.cross_borda * cross_borda
+                    + w.reader_borda * reader_borda
             })
             .collect()
     }
@@ -1077,18 +1075,18 @@ impl OrderScores {
                     raw[k] = w.successor * self.successor[k]
                         + w.coherence * self.coherence[k]
                         + w.precedence * self.precedence[k]
-                        + w.cross_precedence * self.cross_at(k)
-                        + w.cross_next * self.cross_next_at(k)
+                        + w.reader_precedence * self.reader_at(k)
+                        + w.reader_next * self.reader_next_at(k)
                         + phi[i]
                         - phi[j];
                 }
             }
         }
-        // Reasons quote the better-informed precedence: the cross-encoder's where it was used.
-        let before = if self.cross.is_empty() {
+        // Reasons quote the better-informed precedence: the reader's where it was used.
+        let before = if self.reader.is_empty() {
             &self.precedence
         } else {
-            &self.cross
+            &self.reader
         };
         ChainTable::new(n, raw, before.iter().map(|p| p.exp()).collect())
     }
@@ -1311,7 +1309,7 @@ mod tests {
     }
 
     #[test]
-    fn cross_terms_enter_the_objective_as_configured() {
+    fn reader_terms_enter_the_objective_as_configured() {
         let out = outputs(4, 3);
         let vectors = vec![vec![1.0, 0.0]; 4];
         let plain = OrderScores::new(&out, &vectors);
@@ -1328,14 +1326,14 @@ mod tests {
                 }
             })
             .collect();
-        let scored = plain.clone().with_cross(&x);
+        let scored = plain.clone().with_reader(&x);
         assert_eq!(
-            plain.clone().with_cross(&x[..15]),
+            plain.clone().with_reader(&x[..15]),
             plain,
             "wrong sizes are ignored"
         );
-        assert!((scored.cross[3 * 4].exp() - 1.0 / (1.0 + (-4.0f64).exp())).abs() < 1e-12);
-        // Without cross weights nothing changes; with them the reversed order wins.
+        assert!((scored.reader[3 * 4].exp() - 1.0 / (1.0 + (-4.0f64).exp())).abs() < 1e-12);
+        // Without reader weights nothing changes; with them the reversed order wins.
         let w = OrderWeights {
             successor: 0.1,
             ..OrderWeights::default()
@@ -1345,26 +1343,26 @@ mod tests {
             plain.chain(&w).objective(&[0, 1, 2, 3])
         );
         let adjacent = OrderWeights {
-            cross_precedence: 1.0,
+            reader_precedence: 1.0,
             ..w
         };
         let (best, _) = crate::order::reorder::propose_order(&scored.chain(&adjacent));
         assert_eq!(best, vec![3, 2, 1, 0]);
         // The Borda potential only decides the ends.
         let borda = OrderWeights {
-            cross_borda: 1.0,
+            reader_borda: 1.0,
             ..w
         };
         let (best, _) = crate::order::reorder::propose_order(&scored.chain(&borda));
         assert_eq!((best[0], best[3]), (3, 0), "{best:?}");
-        // Reasons quote the cross-encoder's precedence.
+        // Reasons quote the reader's precedence.
         let t = scored.chain(&w);
         let note = t.reason(0, 1).note.unwrap_or_default();
         assert!(note.contains("expects it to come before"), "{note}");
     }
 
     #[test]
-    fn the_cross_successor_enters_the_objective_as_configured() {
+    fn the_reader_successor_enters_the_objective_as_configured() {
         let n = 4;
         let out = outputs(n, 3);
         let vectors = vec![vec![1.0, 0.0]; n];
@@ -1374,16 +1372,16 @@ mod tests {
         for (i, j) in [(2, 0), (0, 3), (3, 1)] {
             y[i * n + j] = 5.0;
         }
-        let scored = plain.clone().with_cross_successor(&y);
+        let scored = plain.clone().with_reader_successor(&y);
         assert_eq!(
-            plain.clone().with_cross_successor(&y[..15]),
+            plain.clone().with_reader_successor(&y[..15]),
             plain,
             "wrong sizes are ignored"
         );
         for i in 0..n {
             let total: f64 = (0..n)
                 .filter(|&j| j != i)
-                .map(|j| scored.cross_next[i * n + j].exp())
+                .map(|j| scored.reader_next[i * n + j].exp())
                 .sum();
             assert!((total - 1.0).abs() < 1e-9, "row {i} sums to {total}");
         }
@@ -1397,7 +1395,7 @@ mod tests {
             "no weight, no effect"
         );
         let next = OrderWeights {
-            cross_next: 1.0,
+            reader_next: 1.0,
             ..w
         };
         let (best, _) = crate::order::reorder::propose_order(&scored.chain(&next));

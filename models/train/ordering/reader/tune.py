@@ -21,7 +21,7 @@ and cut to the reader's 40 tokens, as Segue reads paragraphs), the weights searc
 2-fold estimate, and written to `cross.levels.paragraph` beside the sentence level's.
 
 Needs the heads' parameters (target/ordering/params-sentence.npz, params-paragraph.npz) and the dev
-embeddings cache, as ../cross/tune.py does. Run with models/train/.venv after `models/install`:
+embeddings cache, as ../weight_search.py does. Run with models/train/.venv after `models/install`:
   models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write] [--start JSON] [--level paragraph]
 """
 import hashlib
@@ -35,10 +35,9 @@ from tokenizers import Tokenizer
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "cross"))
 import decode  # noqa: E402
 import train as T  # noqa: E402
-import tune as TU  # noqa: E402
+import weight_search as TU  # noqa: E402
 import heldout as HO  # noqa: E402
 
 MODELS = TU.MODELS
