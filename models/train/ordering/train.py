@@ -208,7 +208,7 @@ def chain_matrix(c, w):
     phi = w.get("opening", 0) * c["open"] - w.get("closing", 0) * c["close"] + w.get("borda", 0) * borda
     adj = (w.get("successor", 0) * c["succ"] + w.get("coherence", 0) * c["cos"]
            + w.get("precedence", 0) * c["prec"])
-    if "xprec" in c:  # the cross-encoder's precedence (cross/tune.py), the same two terms
+    if "xprec" in c:  # a set model's precedence (weight_search.py), the same two terms
         xborda = c["xprec"].sum(1) - c["xprec"].sum(0)
         phi = phi + w.get("cross_borda", 0) * xborda
         adj = adj + w.get("cross_precedence", 0) * c["xprec"]
@@ -263,7 +263,7 @@ GRID = {
     "borda": [0.0, 0.05, 0.1, 0.3],
     "opening": [0.0, 0.5, 1.0, 2.0],
     "closing": [0.0, 0.5, 1.0],
-    # Only searched by cross/tune.py, where the components carry the cross-encoder's "xprec"
+    # Only searched by weight_search.py, where the components carry a set model's "xprec"
     # (and "xnext" when it has a successor output).
     "cross_precedence": [0.0, 0.5, 1.0, 2.0, 4.0],
     "cross_borda": [0.0, 0.05, 0.1, 0.3, 0.6, 1.0],
