@@ -24,7 +24,6 @@ pub mod registry;
 pub mod tier0;
 pub mod tier1;
 pub mod tokens;
-pub mod train;
 pub mod verdict;
 
 use std::collections::BTreeMap;
