@@ -19,8 +19,8 @@
 //! Needs `models/install`; prints a reason and exits when the models are absent.
 
 use segue::model::{shared_encoder, ModelOptions};
-use segue::order::model::OrderingModel;
 use segue::order::reorder::propose_order;
+use segue::score::ordering::OrderingModel;
 use segue::score::precedence::{OrderingScorer, Variant};
 use segue::score::{Level, Unit};
 use std::path::{Path, PathBuf};

@@ -19,7 +19,7 @@ use segue::eval::data::read_corpus;
 use segue::eval::degrade::Degradation;
 use segue::eval::discrimination::{comparisons, DiscriminationSpec};
 use segue::model::{shared_encoder, ModelOptions};
-use segue::order::model::{OrderWeights, OrderingModel};
+use segue::score::ordering::{OrderWeights, OrderingModel};
 use segue::score::precedence::OrderingScorer;
 use segue::score::{Level, Pairwise, Reason, Scorer, Unit};
 use std::io::Write;

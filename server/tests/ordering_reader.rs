@@ -6,7 +6,7 @@ mod common;
 
 use segue::model::files::manifest;
 use segue::model::ModelOptions;
-use segue::order::model::{OrderingMeta, OrderingModel, ReaderUse};
+use segue::score::ordering::{OrderingMeta, OrderingModel, ReaderUse};
 use segue::score::{Level, Unit};
 use std::path::PathBuf;
 

@@ -7,7 +7,7 @@ mod common;
 
 use common::models_installed;
 use segue::model::{shared_encoder, ModelOptions};
-use segue::order::model::{ChainTable, OrderScores, OrderingModel, ReaderUse};
+use segue::score::ordering::{ChainTable, OrderScores, OrderingModel, ReaderUse};
 use segue::score::precedence::OrderingScorer;
 use segue::score::registry::add_models;
 use segue::score::tier1::Tier1Weights;

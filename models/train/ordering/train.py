@@ -202,7 +202,7 @@ def shuffled(comps, seed=13):
 
 def chain_matrix(c, w):
     """The order objective as one transition matrix (see the module docstring of
-    server/src/order/model.rs): adjacent terms plus a position potential phi folded in as
+    server/src/score/ordering/): adjacent terms plus a position potential phi folded in as
     phi(i) - phi(j), whose sum along an order telescopes to phi(first) - phi(last)."""
     borda = c["prec"].sum(1) - c["prec"].sum(0)
     phi = w.get("opening", 0) * c["open"] - w.get("closing", 0) * c["close"] + w.get("borda", 0) * borda

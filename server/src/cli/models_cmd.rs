@@ -263,8 +263,8 @@ pub fn doctor(args: DoctorArgs) -> anyhow::Result<u8> {
         start.elapsed().as_secs_f64() * 1e3
     );
     healthy &= smoke_test(&encoder)?;
-    let uses_reader =
-        crate::order::model::OrderingModel::load(&options).is_ok_and(|m| m.meta().reader.is_some());
+    let uses_reader = crate::score::ordering::OrderingModel::load(&options)
+        .is_ok_and(|m| m.meta().reader.is_some());
     healthy &= reader_check(&options, uses_reader);
     if let Some(kib) = peak_rss_kib() {
         println!("memory:          peak RSS {:.0} MiB", kib as f64 / 1024.0);

@@ -10,6 +10,8 @@
 //! - [`files`] knows the layout of the models folder and the committed manifest of sha256 sums.
 //! - [`cache`] is the bounded embedding cache, keyed by model and normalised sentence text.
 //! - [`encoder`] tokenizes, batches by length, runs the session and fills the cache.
+//! - [`graph`] runs the small float32 heads (ordering, BBScore): every other model's ONNX Runtime
+//!   calls go through it.
 //! - `session` (private) is what the models built on one ONNX session share: a locked session,
 //!   its file and device, a run counter, signature and output checks.
 //! - [`reader`] is the paragraph reader (a fine-tuned MiniLM reading all the sentences of a
@@ -25,6 +27,7 @@ mod batch;
 pub mod cache;
 pub mod encoder;
 pub mod files;
+pub mod graph;
 pub mod reader;
 pub mod runtime;
 mod session;
@@ -32,6 +35,7 @@ mod session;
 pub use cache::{CacheStats, EmbeddingCache};
 pub use encoder::{Encoder, EncoderInfo};
 pub use files::{ModelSpec, MINILM};
+pub use graph::{Graph, GraphInput};
 pub use reader::{ParagraphReader, SetLogits};
 pub use runtime::{LibrarySource, Provider, Runtime};
 

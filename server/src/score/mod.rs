@@ -19,6 +19,7 @@ pub mod intrusion;
 pub mod lexical;
 pub mod logistic;
 pub mod novelty;
+pub mod ordering;
 pub mod precedence;
 pub mod registry;
 pub mod tier0;

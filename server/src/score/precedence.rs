@@ -1,5 +1,5 @@
 //! The trained ordering model as a scorer (`ordering`, tier 1): how well one unit follows another
-//! according to [`crate::order::model`]: the learned successor and precedence probabilities, the
+//! according to [`crate::score::ordering`]: the learned successor and precedence probabilities, the
 //! embedding cosine and the opening/closing cues, combined with the weights set on dev data.
 //!
 //! The table is the model's order objective folded into transitions ([`ChainTable`]), so the
@@ -20,7 +20,7 @@
 use super::lexical::Lexical;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
 use crate::model::Encoder;
-use crate::order::model::{
+use crate::score::ordering::{
     unit_vector, ChainTable, OrderWeights, OrderingError, OrderingModel, ReaderUse,
 };
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};

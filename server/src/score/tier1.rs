@@ -15,7 +15,7 @@
 
 use super::precedence::OrderingTerms;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
-use crate::order::model::OrderWeights;
+use crate::score::ordering::OrderWeights;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
