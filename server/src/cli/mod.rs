@@ -4,7 +4,6 @@
 pub mod check;
 pub mod eval_cmd;
 pub mod models_cmd;
-pub mod read;
 pub mod reorder_cmd;
 pub mod report;
 pub mod score_cmd;

@@ -19,7 +19,7 @@
 //!
 //! Extended attributes and ACLs are not copied to the temporary file.
 
-use super::read::{read_bounded, ReadError, Snapshot};
+use crate::input::read::{read_bounded, ReadError, Snapshot};
 use std::fmt;
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
@@ -310,7 +310,7 @@ fn give_owner(_: &File, _: &Metadata) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::read::read_file;
+    use crate::input::read::read_file;
 
     fn file_with(text: &str) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
