@@ -23,7 +23,7 @@ use super::actions::{code_actions, ActionRequest};
 use super::convert;
 use super::diagnostics::diagnostics;
 use super::document::TextDocument;
-use super::engine::{empty, Analyzed, Cancelled, ContextPolicy, Engine, Job};
+use super::engine::{empty, Analyzed, Cancelled, Engine, Job};
 use super::hover::hover;
 use super::settings::{ModelsState, Resolved, SettingsStore};
 use crate::config::TierChoice;
@@ -427,7 +427,7 @@ impl Session {
                 text: Arc::from(job_rope.to_string()),
                 format,
                 skip,
-                policy: ContextPolicy::for_scorer(job_scorer.name()),
+                policy: job_scorer.context_policy(),
                 scorer: job_scorer,
                 order_scorer: job_order_scorer,
                 calibration,
@@ -459,7 +459,7 @@ impl Session {
                     text: Arc::from(""),
                     format: None,
                     skip: Some("analysis failed".into()),
-                    policy: ContextPolicy::for_scorer(scorer.name()),
+                    policy: scorer.context_policy(),
                     scorer,
                     order_scorer,
                     calibration: self.calibration.clone(),

@@ -15,7 +15,7 @@
 //! and scores that document with the lexical scorer instead.
 
 use super::lexical::Lexical;
-use super::{Level, Pairwise, Reason, Scorer, Unit};
+use super::{ContextPolicy, Level, Pairwise, Reason, Scorer, Unit};
 use crate::model::Encoder;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -192,6 +192,10 @@ impl Pairwise for EmbeddingPairs<'_> {
 impl Scorer for Embedding {
     fn name(&self) -> &'static str {
         "embedding"
+    }
+
+    fn context_policy(&self) -> ContextPolicy {
+        ContextPolicy::Pairwise
     }
 
     fn runs_on(&self) -> Option<String> {
