@@ -1,6 +1,6 @@
 //! `segue eval`, and the hidden `segue calibrate` / `segue train` used to build shipped models.
 
-use super::check::{order_scorer, reporting_scorer, scorers_for};
+use super::scorers::{order_scorer, reporting_scorer, scorers_for};
 use super::write::write_atomically;
 use crate::config::{parse_tier, TierChoice};
 use crate::eval::data::read_corpus;

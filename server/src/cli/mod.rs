@@ -7,6 +7,7 @@ pub mod models_cmd;
 pub mod reorder_cmd;
 pub mod report;
 pub mod score_cmd;
+pub mod scorers;
 pub mod user;
 pub mod write;
 

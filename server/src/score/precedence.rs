@@ -14,7 +14,7 @@
 //! [`MAX_SET`] / 2 apart is scored inside a window that holds both, and pairs further apart score 0.
 //!
 //! A missing or corrupt model keeps the scorer out of the registry (with a warning, see
-//! `cli::check::scorers_with`). If the encoder or a head fails while scoring, the scorer warns once
+//! `cli::scorers::scorers_with`). If the encoder or a head fails while scoring, the scorer warns once
 //! on stderr and scores that document with `lexical` instead.
 
 use super::lexical::Lexical;
