@@ -3,7 +3,7 @@
 //! goes through here; the callers name inputs and outputs and pass plain `Vec<f32>`s.
 
 use super::runtime::{Provider, Runtime};
-use super::session::ModelSession;
+use super::session::{f32_values, ModelSession};
 use super::{ModelError, ModelOptions};
 use ort::value::Tensor;
 use std::path::Path;
@@ -36,14 +36,13 @@ impl Graph {
         models_dir: &Path,
     ) -> Result<Graph, ModelError> {
         let choice = runtime.session(path, options, Some(models_dir))?;
-        let inputs = choice
-            .session
+        let session = &choice.session;
+        let inputs = session
             .inputs()
             .iter()
             .map(|i| i.name().to_string())
             .collect();
-        let outputs = choice
-            .session
+        let outputs = session
             .outputs()
             .iter()
             .map(|o| o.name().to_string())
@@ -91,18 +90,13 @@ impl Graph {
         outputs
             .iter()
             .map(|&(name, len)| {
-                let value = result
-                    .get(name)
-                    .ok_or_else(|| format!("no output `{name}`"))?;
-                let (_, data) = value
-                    .try_extract_tensor::<f32>()
-                    .map_err(|e| e.to_string())?;
+                let data = f32_values(&result, name)?;
                 match len {
                     Some(len) if data.len() != len => Err(format!(
                         "output `{name}` has {} values, expected {len}",
                         data.len()
                     )),
-                    _ => Ok(data.to_vec()),
+                    _ => Ok(data),
                 }
             })
             .collect()

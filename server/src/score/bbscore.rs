@@ -133,23 +133,13 @@ pub struct BbMeta {
 }
 
 /// The loaded head (and classifier, when shipped) with its metadata.
+#[derive(Debug)]
 pub struct BbModel {
     head: Graph,
     clf: Option<Graph>,
     meta: BbMeta,
     provider: Provider,
     dir: PathBuf,
-}
-
-impl std::fmt::Debug for BbModel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BbModel")
-            .field("meta", &self.meta)
-            .field("provider", &self.provider)
-            .field("dir", &self.dir)
-            .field("classifier", &self.clf.is_some())
-            .finish_non_exhaustive()
-    }
 }
 
 impl BbModel {
@@ -572,21 +562,13 @@ pub enum Variant {
 }
 
 /// The `bbscore` and `bbscore-clf` scorers.
+#[derive(Debug)]
 pub struct BbScore {
     encoder: Arc<Encoder>,
     model: Arc<BbModel>,
     variant: Variant,
     fallback: Lexical,
     warned: AtomicBool,
-}
-
-impl std::fmt::Debug for BbScore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BbScore")
-            .field("variant", &self.variant)
-            .field("model", &self.model)
-            .finish_non_exhaustive()
-    }
 }
 
 impl BbScore {

@@ -30,19 +30,12 @@ pub enum ParagraphMode {
 }
 
 /// The `embedding` scorer.
+#[derive(Debug)]
 pub struct Embedding {
     encoder: Arc<Encoder>,
     paragraphs: ParagraphMode,
     fallback: Lexical,
     warned: AtomicBool,
-}
-
-impl std::fmt::Debug for Embedding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Embedding")
-            .field("paragraphs", &self.paragraphs)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Embedding {

@@ -18,7 +18,7 @@
 //!
 //! The parameters are compiled in.
 
-use super::logistic::{sigmoid, Standardised};
+use super::logistic::{sigmoid, Logistic};
 use super::{Level, Pairwise};
 use crate::config::Sensitivity;
 use serde::Deserialize;
@@ -139,7 +139,7 @@ struct Thresholds {
 #[derive(Debug, Clone, Deserialize)]
 pub struct LevelModel {
     #[serde(flatten)]
-    linear: Standardised,
+    linear: Logistic,
     thresholds: Thresholds,
 }
 

@@ -1,44 +1,15 @@
-//! A small logistic-regression model: the "small model" behind the entity grid and the combined
-//! tier-0 score. Weights are trained by `segue train` and shipped as JSON in `models/`.
+//! A small logistic-regression model: the "small model" behind the entity grid, the combined
+//! tier-0 score and the intrusion and verdict models. Weights are trained by `segue train` and shipped as JSON in `models/`.
 
 use serde::{Deserialize, Serialize};
 
-/// The linear part of a trained logistic model over standardised features, as the committed
-/// intrusion and verdict models store it (`mean`, `scale`, `weights`, `bias`; flattened into
-/// their JSON).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Standardised {
-    /// Per-feature mean.
-    pub mean: Vec<f64>,
-    /// Per-feature standard deviation (a non-positive one counts as 1).
-    pub scale: Vec<f64>,
-    /// Weights on standardised features.
-    pub weights: Vec<f64>,
-    /// Intercept.
-    pub bias: f64,
-}
-
-impl Standardised {
-    /// The log-odds of `x`, which must have one value per feature ([`Standardised::has_features`]).
-    pub fn logit(&self, x: &[f64]) -> f64 {
-        let mut z = self.bias;
-        for (j, v) in x.iter().enumerate() {
-            let scale = self.scale[j];
-            z += self.weights[j] * (v - self.mean[j]) / if scale > 0.0 { scale } else { 1.0 };
-        }
-        z
-    }
-
-    /// Whether it has exactly `n` features.
-    pub fn has_features(&self, n: usize) -> bool {
-        self.mean.len() == n && self.scale.len() == n && self.weights.len() == n
-    }
-}
-
-/// Logistic regression over standardised features.
+/// Logistic regression over standardised features: the entity grid's and tier0's models, and the
+/// linear part of the intrusion and verdict models (flattened into their JSON, without names).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Logistic {
-    /// Feature names, for the model card and sanity checks.
+    /// Feature names, for the model card and sanity checks (empty where the file names them once
+    /// for all its models).
+    #[serde(default)]
     pub features: Vec<String>,
     /// Per-feature mean used for standardisation.
     pub mean: Vec<f64>,
@@ -63,6 +34,11 @@ impl Logistic {
             z += w * (v - m) / if s > 0.0 { s } else { 1.0 };
         }
         z
+    }
+
+    /// Whether it has exactly `n` features.
+    pub fn has_features(&self, n: usize) -> bool {
+        self.mean.len() == n && self.scale.len() == n && self.weights.len() == n
     }
 
     /// The probability of the positive class for `x`.

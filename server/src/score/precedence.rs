@@ -60,6 +60,7 @@ pub enum Variant {
 }
 
 /// The `ordering` scorer.
+#[derive(Debug)]
 pub struct OrderingScorer {
     encoder: Arc<Encoder>,
     model: Arc<OrderingModel>,
@@ -67,15 +68,6 @@ pub struct OrderingScorer {
     fallback: Lexical,
     warned: AtomicBool,
     warned_reader: AtomicBool,
-}
-
-impl std::fmt::Debug for OrderingScorer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OrderingScorer")
-            .field("model", &self.model)
-            .field("variant", &self.variant)
-            .finish_non_exhaustive()
-    }
 }
 
 impl OrderingScorer {

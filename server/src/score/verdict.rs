@@ -12,7 +12,7 @@
 //! A scorer or level without parameters keeps the hand-set rules of [`super::findings`].
 
 use super::analysis::Transition;
-use super::logistic::Standardised;
+use super::logistic::Logistic;
 use super::Level;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -104,7 +104,7 @@ pub fn features(transitions: &[Transition], base: &Baseline) -> Vec<Features> {
 #[derive(Debug, Clone, Deserialize)]
 pub struct LevelModel {
     #[serde(flatten)]
-    linear: Standardised,
+    linear: Logistic,
     /// How much the score drops per unit of `ln(1 + transitions)` that the level has below
     /// [`Self::reference`]: in a short document every unit's evidence is noisier.
     length_weight: f64,
