@@ -3,28 +3,13 @@
 
 use super::cues::{pair_cues, unit_cues};
 use super::meta::{LevelMeta, OrderWeights, OrderingMeta};
-use super::objective::{Objective, OrderScores, ReaderUse};
+use super::objective::{HeadOutputs, Objective, OrderScores, ReaderUse};
 use super::{OrderingError, DIR, META_FILE};
 use crate::model::files::locate_models_dir;
 use crate::model::{Graph, GraphInput, ModelOptions, ParagraphReader, Provider, Runtime};
 use crate::score::{Level, Unit};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
-
-/// Raw outputs of a head for `n` units (logits, row-major).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HeadOutputs {
-    /// Number of units.
-    pub n: usize,
-    /// `[n, n]` logit of P(i before j).
-    pub precedence: Vec<f32>,
-    /// `[n, n]` logit that j directly follows i.
-    pub successor: Vec<f32>,
-    /// `[n]` opening logits.
-    pub opening: Vec<f32>,
-    /// `[n]` closing logits.
-    pub closing: Vec<f32>,
-}
 
 struct Head {
     graph: Graph,

@@ -2,9 +2,23 @@
 //! and the objective folded into a transition table ([`ChainTable`]) that any decoder of
 //! `order::decode` can search.
 
-use super::heads::HeadOutputs;
 use super::meta::OrderWeights;
 use crate::score::{Pairwise, Reason};
+
+/// Raw outputs of a head for `n` units (logits, row-major).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeadOutputs {
+    /// Number of units.
+    pub n: usize,
+    /// `[n, n]` logit of P(i before j).
+    pub precedence: Vec<f32>,
+    /// `[n, n]` logit that j directly follows i.
+    pub successor: Vec<f32>,
+    /// `[n]` opening logits.
+    pub opening: Vec<f32>,
+    /// `[n]` closing logits.
+    pub closing: Vec<f32>,
+}
 
 /// Whether an [`Objective`] includes the paragraph reader.
 #[derive(Debug, Clone, PartialEq, Eq)]
