@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Check an exported encoder against transformers + PyTorch (a one-off check, not part of install).
 
-Runs the same sentences through (a) the ONNX graph written by export_minilm.py / export_mpnet.py
+Runs the same sentences through (a) the ONNX graph written by export_minilm.py (or models/research/export_mpnet.py)
 (onnxruntime, CPU) and (b) transformers' AutoModel on the same weights with sentence-transformers'
 post-processing written out (mean pooling over the attention mask, then L2 normalisation), one
 sentence at a time and as one padded batch, and prints the largest absolute difference.
 
 It needs torch and transformers, which Segue never installs: use a scratch venv (see
-docs/models.md, "Larger encoders"). Exit 1 when a difference is above --tol.
+docs/research-log.md, "a larger sentence encoder"). Exit 1 when a difference is above --tol.
 
 Usage: check_export.py MODEL_DIR MODEL_ONNX TOKENIZER_JSON [--max-tokens N] [--tol 1e-4]
 """

@@ -103,7 +103,7 @@ def encoder(g, x, w, cfg, attn_bias, names, bias_hint, lora=None):
     """The transformer layers (post-LayerNorm, exact GELU) over `x`, with `attn_bias` added to the
     attention scores; `names` maps the parts of a layer to weight names (BERT_LAYER). `lora` maps a
     weight name to low-rank factors (A [r, in], B [out, r]) whose product is added to that weight:
-    the projection becomes x·W^T + b + (x·A^T)·B^T (export_cross.py)."""
+    the projection becomes x·W^T + b + (x·A^T)·B^T (the adapters of adapter.py)."""
     hidden = cfg["hidden_size"]
     heads = cfg["num_attention_heads"]
     head_dim = hidden // heads

@@ -4,9 +4,8 @@
 The paragraph reader is all-MiniLM-L6-v2 fine-tuned to read all the sentences of a paragraph at
 once, `[CLS] s1 [SEP] s2 [SEP] … sn [SEP]` with token types alternating 0/1 by sentence, and say
 in which order they belong (models/train/ordering/reader/). Only what the fine-tuning changed is
-committed, as the adapter `models/ordering/reader.safetensors`, in the format of the pair
-cross-encoder's adapter (export_cross.py explains it and builds the encoder the same way, so this
-export is byte-for-byte deterministic too). After the encoder:
+committed, as the adapter `models/ordering/reader.safetensors` (adapter.py describes the format
+and why the export is byte-for-byte deterministic). After the encoder:
 
 - `pooling` [batch, sentences, sequence] (float32) averages each sentence's tokens: row i holds
   1/len on sentence i's tokens and 0 elsewhere, so H = pooling · states is [batch, sentences, 384];
@@ -37,7 +36,7 @@ def build(model_dir: Path, adapter_path: Path):
     import onnx
     from onnx import TensorProto, helper
     from safetensors.numpy import load_file
-    from export_cross import apply, load_adapter
+    from adapter import apply, load_adapter
     from export_minilm import BERT_LAYER, OPSET, Graph, encoder, layer_norm, linear, mask_bias
 
     cfg = json.loads((model_dir / "config.json").read_text())

@@ -13,8 +13,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use segue::model::ModelOptions;
-use segue::order::decode::{beam, exact, greedy, BEAM_WIDTH};
-use segue::order::model::{
+use segue::order::decode::{beam, exact, greedy, Problem, BEAM_WIDTH};
+use segue::score::ordering::{
     unit_vector, ChainTable, HeadOutputs, OrderScores, OrderWeights, OrderingModel,
 };
 use segue::score::{Level, Unit};
@@ -63,10 +63,10 @@ fn decoders(c: &mut Criterion) {
     for n in SIZES {
         let t = table(n, n as u64);
         group.bench_with_input(BenchmarkId::new("exact", n), &t, |b, t| {
-            b.iter(|| black_box(exact(&t.problem())))
+            b.iter(|| black_box(exact(&Problem::new(t))))
         });
         group.bench_with_input(BenchmarkId::new("beam", n), &t, |b, t| {
-            b.iter(|| black_box(beam(&t.problem(), BEAM_WIDTH, Duration::from_secs(5))))
+            b.iter(|| black_box(beam(&Problem::new(t), BEAM_WIDTH, Duration::from_secs(5))))
         });
         group.bench_with_input(BenchmarkId::new("greedy", n), &t, |b, t| {
             b.iter(|| black_box(greedy(t)))

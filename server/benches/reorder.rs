@@ -1,18 +1,17 @@
-//! `cargo bench --bench reorder`: what the ordering model's set model (the paragraph reader, or
-//! the pair cross-encoder in older metadata) costs when a paragraph's sentences are reordered
+//! `cargo bench --bench reorder`: what the ordering model's paragraph reader costs when a
+//! paragraph's sentences are reordered
 //! (`segue reorder --paragraph`, the reorder code action).
 //!
 //! For sets of n = 4, 8, 12 and 16 consecutive sentences of dev documents (`SEGUE_BENCH_SETS`
 //! sets per n, default 8), it times the ordering model's table plus exact decoding:
 //!
-//! - `heads`: the heads' objective without the set model (`ordering-head`), the baseline;
-//! - `cold`: the full objective with an empty cache: one pass per set for the reader, n(n − 1)
-//!   pair passes for the cross-encoder;
+//! - `heads`: the heads' objective without the reader (`ordering-head`), the baseline;
+//! - `cold`: the full objective with an empty cache: one reader pass per set;
 //! - `warm`: the same sets again, from the cache (a re-request after an edit elsewhere).
 //!
 //! Then the same for sets of n = 4, 8, 12 and 16 consecutive paragraphs (`segue reorder
 //! --section`, the paragraph reorder action), where the reader reads each paragraph as one unit
-//! when `ordering.json` gives the set model paragraph weights (session 9).
+//! when `ordering.json` gives the reader paragraph weights.
 //!
 //! Sentence embeddings are computed before timing, so all three rows measure the ordering step
 //! alone. Reported as milliseconds per set and as ratios to `heads` measured in the same run.
@@ -20,8 +19,8 @@
 //! Needs `models/install`; prints a reason and exits when the models are absent.
 
 use segue::model::{shared_encoder, ModelOptions};
-use segue::order::model::OrderingModel;
 use segue::order::reorder::propose_order;
+use segue::score::ordering::OrderingModel;
 use segue::score::precedence::{OrderingScorer, Variant};
 use segue::score::{Level, Unit};
 use std::path::{Path, PathBuf};
@@ -80,7 +79,7 @@ fn main() {
         (Err(e), _) => return eprintln!("skipping: {e}"),
         (_, Err(e)) => return eprintln!("skipping: {e}"),
     };
-    if let Err(why) = model.cross_encoder() {
+    if let Err(why) = model.reader() {
         return eprintln!("skipping: {why}");
     }
     let count = std::env::var("SEGUE_BENCH_SETS")
@@ -89,12 +88,12 @@ fn main() {
         .unwrap_or(8);
     let head = OrderingScorer::new(encoder.clone(), model.clone()).with_variant(Variant::Head);
     let full = OrderingScorer::new(encoder.clone(), model.clone());
-    let name = model.cross_encoder().map_or("set model", |m| m.name());
+    let name = model.reader().map_or("heads alone", |_| "paragraph reader");
     for level in [Level::Sentence, Level::Paragraph] {
         println!(
             "\nreorder one set of n {}s with the {name} ({}): ordering table + exact decoding, ms per set ({count} sets per n, {} threads)",
             level.name(),
-            if model.cross_weights(level).is_some() { "used at this level" } else { "not used at this level" },
+            if model.reader_weights(level).is_some() { "used at this level" } else { "not used at this level" },
             options.threads()
         );
         println!("| n | heads | cold | cold / heads | warm | warm / heads |");

@@ -10,6 +10,7 @@ pub mod config;
 pub mod eval;
 #[cfg(test)]
 mod fuzzing;
+pub mod input;
 pub mod lsp;
 pub mod model;
 pub mod order;

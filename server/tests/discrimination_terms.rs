@@ -1,6 +1,6 @@
 //! Research tool, ignored by default: the discrimination comparisons of each term of the ordering
 //! heads' objective on its own (successor, precedence, Borda, opening, closing) and of the
-//! paragraph reader's terms (`cross_precedence`, `cross_next`, `cross_borda`: only for sets the
+//! paragraph reader's terms (`reader_precedence`, `reader_next`, `reader_borda`: only for sets the
 //! reader reads, documents of at most 16 units at either level; constant elsewhere), to see
 //! whether `tier1` gains from weighting them separately. Writes `target/comb/terms.jsonl` in the
 //! format of `segue eval --comparisons`, for `models/train/tier1/fit.py`:
@@ -9,7 +9,7 @@
 //! cargo test --release -p segue --test discrimination_terms -- --ignored --nocapture
 //! ```
 //!
-//! `SEGUE_TERMS=cross_precedence,cross_next` measures only the named terms (and writes
+//! `SEGUE_TERMS=reader_precedence,reader_next` measures only the named terms (and writes
 //! `target/comb/terms-<names>.jsonl`, or `terms-<names>-<level>.jsonl` with `SEGUE_LEVELS=sentence`
 //! or `paragraph`), e.g. to refit after a new reader. `SEGUE_MAX_UNITS=16` scores only sets of at
 //! most that many units and gives larger ones a constant table: for the reader's terms, which are
@@ -19,7 +19,7 @@ use segue::eval::data::read_corpus;
 use segue::eval::degrade::Degradation;
 use segue::eval::discrimination::{comparisons, DiscriminationSpec};
 use segue::model::{shared_encoder, ModelOptions};
-use segue::order::model::{OrderWeights, OrderingModel};
+use segue::score::ordering::{OrderWeights, OrderingModel};
 use segue::score::precedence::OrderingScorer;
 use segue::score::{Level, Pairwise, Reason, Scorer, Unit};
 use std::io::Write;
@@ -63,12 +63,12 @@ impl Scorer for Term {
         if units.len() > self.max_units {
             return Box::new(Failed(units.len()));
         }
-        let reader = self.weights.uses_set_model();
+        let reader = self.weights.uses_reader();
         let table = self.inner.vectors(units).ok().and_then(|v| {
             let scores = if reader {
                 self.inner
                     .model()
-                    .scores_with_set_model(level, units, &v)
+                    .scores_with_reader(level, units, &v)
                     .ok()?
                     .0
             } else {
@@ -129,9 +129,9 @@ fn ordering_terms_on_dev() {
         one("borda", |w| w.borda = 1.0),
         one("opening", |w| w.opening = 1.0),
         one("closing", |w| w.closing = 1.0),
-        one("cross_precedence", |w| w.cross_precedence = 1.0),
-        one("cross_next", |w| w.cross_next = 1.0),
-        one("cross_borda", |w| w.cross_borda = 1.0),
+        one("cross_precedence", |w| w.reader_precedence = 1.0),
+        one("cross_next", |w| w.reader_next = 1.0),
+        one("cross_borda", |w| w.reader_borda = 1.0),
     ];
     let only: Option<Vec<String>> = std::env::var("SEGUE_TERMS")
         .ok()

@@ -211,6 +211,9 @@ impl Scorer for WithoutIntrusion {
     fn tier(&self) -> u8 {
         self.0.tier()
     }
+    fn context_policy(&self) -> ContextPolicy {
+        self.0.context_policy()
+    }
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
         Box::new(Hidden(self.0.prepare(units, level)))
     }
@@ -261,7 +264,7 @@ fn compare(texts: &[String], text: &str, with: Arc<dyn Scorer>, name: &str) {
         skip: None,
         scorer: scorer.clone(),
         order_scorer: scorer.clone(),
-        policy: ContextPolicy::for_scorer(name),
+        policy: with.context_policy(),
         calibration: Arc::new(Calibration::shipped()),
         sensitivity: Sensitivity::Medium,
     };

@@ -241,14 +241,9 @@ fn ordering_judges_a_paragraph_with_its_set_model_and_keeps_the_authors_order() 
             .all(|a| !a.title.starts_with("Reorder sentences in this paragraph")),
         "the author's order stands: {resp}"
     );
-    // The ordering model's log line names its set model (the pair cross-encoder or the
-    // paragraph reader).
+    // The ordering model's log line names its paragraph reader.
     let log = c.stderr_tail();
-    assert!(
-        log.contains("cross-encoder") || log.contains("paragraph reader"),
-        "{}",
-        c.stderr_tail()
-    );
+    assert!(log.contains("paragraph reader"), "{}", c.stderr_tail());
     assert!(c.shutdown_and_exit().success());
 }
 

@@ -364,7 +364,6 @@ fn doctor_and_verify_report_the_installed_model() {
         "as expected",
         "8 hits, 8 misses",
         "peak RSS",
-        "cross-encoder:   loaded",
         "paragraph reader: loaded",
         "1 paragraph in",
         "tier 1:          available",

@@ -3,7 +3,7 @@
 //! `models/train/ordering/train.py`), and the scorer end to end when the models are installed.
 
 use segue::model::ModelOptions;
-use segue::order::model::{pair_cues, unit_cues, OrderingMeta, OrderingModel};
+use segue::score::ordering::{pair_cues, unit_cues, OrderingMeta, OrderingModel};
 use segue::score::{Level, Unit};
 use std::path::PathBuf;
 

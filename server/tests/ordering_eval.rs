@@ -7,8 +7,8 @@
 //!
 //! - `dev_table`: PMR, Acc, τ, WLCS-l and Ordered BERTScore v2 on dev data for lexical greedy,
 //!   embedding-cosine DP, the pairwise model DP (`ordering-pairwise`), the heads without the
-//!   set model (`ordering-head`) and the full model (`ordering`: the heads with the paragraph reader,
-//!   or the pair cross-encoder, that `ordering.json` names), at the sentence level (dev.abstracts.jsonl, paragraphs of 4–10 sentences) and
+//!   set model (`ordering-head`) and the full model (`ordering`: the heads with the paragraph reader
+//!   that `ordering.json` names), at the sentence level (dev.abstracts.jsonl, paragraphs of 4–10 sentences) and
 //!   the paragraph level (dev.jsonl, documents of 2–16 paragraphs), through
 //!   `segue::eval::ordering::order` — the code behind `segue eval --task ordering`.
 //! - `noise_table`: the same systems on noisy copies, after seed 000: each unit is contaminated
@@ -26,9 +26,9 @@ use rand_chacha::ChaCha8Rng;
 use segue::eval::data::{read_corpus, CorpusDoc};
 use segue::eval::ordering::{order, Decoder, OrderingRow, OrderingSpec};
 use segue::model::{shared_encoder, ModelOptions};
-use segue::order::model::OrderingModel;
 use segue::score::embedding::Embedding;
 use segue::score::lexical::Lexical;
+use segue::score::ordering::OrderingModel;
 use segue::score::precedence::{OrderingScorer, Variant};
 use segue::score::{Level, Scorer};
 use std::path::PathBuf;

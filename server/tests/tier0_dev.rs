@@ -9,15 +9,15 @@
 use segue::eval::data::{read_corpus, CorpusDoc};
 use segue::eval::degrade::Degradation;
 use segue::eval::discrimination::{discriminate, DiscriminationSpec};
+use segue::eval::train::{train_tier0, write_weights};
 use segue::score::entity_grid::EntityGrid;
 use segue::score::lexical::Lexical;
 use segue::score::tier0::Tier0;
-use segue::score::train::{train_tier0, write_weights};
 use segue::score::{Level, Scorer};
 use std::path::PathBuf;
 
 /// Seed of the shuffles and of the training samples.
-const SEED: u64 = segue::score::train::DEFAULT_SEED;
+const SEED: u64 = segue::eval::train::DEFAULT_SEED;
 
 /// Documents and sentences per document used by the fast (debug-build) check.
 const FAST_DOCS: usize = 100;

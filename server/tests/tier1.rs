@@ -7,7 +7,7 @@ mod common;
 
 use common::models_installed;
 use segue::model::{shared_encoder, ModelOptions};
-use segue::order::model::{ChainTable, CrossUse, OrderScores, OrderingModel};
+use segue::score::ordering::{ChainTable, OrderScores, OrderingModel, ReaderUse};
 use segue::score::precedence::OrderingScorer;
 use segue::score::registry::add_models;
 use segue::score::tier1::Tier1Weights;
@@ -53,12 +53,12 @@ fn tier1_is_the_weighted_mean_of_its_parts_with_and_without_the_reader() {
         weights: &weights,
     };
     // 24 sentences: more than the reader reads, so its terms are constant.
-    assert!(!heads.model().set_model_reads(units.len()));
+    assert!(!heads.model().reader_reads(units.len()));
     parts.check(&units, false);
     // 8 units: the reader reads them, and its terms move the blend where they have weight (at
     // least the sentence level: checked in tier1.rs's unit tests of the shipped weights).
     let short = &units[..8];
-    assert!(heads.model().set_model_reads(short.len()));
+    assert!(heads.model().reader_reads(short.len()));
     parts.check(short, true);
 }
 
@@ -83,13 +83,13 @@ impl Parts<'_> {
             let model = self.heads.model();
             let heads_only = model.scores(level, units, &vectors).expect("heads run");
             let (with_reader, used) = model
-                .scores_with_set_model(level, units, &vectors)
+                .scores_with_reader(level, units, &vectors)
                 .expect("heads and reader run");
-            assert_eq!(used == CrossUse::Used, reader, "{level:?}: {used:?}");
+            assert_eq!(used == ReaderUse::Used, reader, "{level:?}: {used:?}");
             let terms = self.weights.terms(level);
             let reader_terms = terms
                 .iter()
-                .any(|(w, share)| *share > 0.0 && w.uses_set_model());
+                .any(|(w, share)| *share > 0.0 && w.uses_reader());
             let total: f64 = terms.iter().map(|(_, s)| s).sum();
             let tables = |scores: &OrderScores| -> Vec<_> {
                 terms

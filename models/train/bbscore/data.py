@@ -1,6 +1,7 @@
 """Corpora with their cached MiniLM sentence vectors (models/train/embed.py), as trajectories."""
 
 import hashlib
+import os
 import json
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[3]
 EMB = ROOT / "target" / "embeddings"
 WORK = ROOT / "target" / "bbscore"
-SHARED = Path("/work/shared/data")
+SHARED = Path(os.environ.get("SEGUE_DATA_DIR") or ROOT.parent / "shared" / "data")
 
 
 class Corpus:

@@ -143,7 +143,7 @@ def splice(corpus, sc, seed, fraction=1 / 3):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", default="dev", help="corpus stem under /work/shared/data (dev) or a JSONL path")
+    ap.add_argument("--data", default="dev", help="corpus stem under $SEGUE_DATA_DIR (default ../shared/data; dev) or a JSONL path")
     ap.add_argument("--head", type=Path, default=WORK / "head.npz")
     ap.add_argument("--clf", type=Path, default=WORK / "clf.npz")
     ap.add_argument("--limit", type=int)

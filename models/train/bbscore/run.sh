@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 PY=${PY:-models/train/.venv/bin/python}
-DATA=${DATA:-/work/shared/data}
+DATA=${DATA:-${SEGUE_DATA_DIR:-../shared/data}}
 T0=$(date +%s)
 step() { echo "== $* ($(( $(date +%s) - T0 ))s)"; }
 step subset;     $PY models/train/bbscore/subset.py --data "$DATA"

@@ -11,10 +11,11 @@ interior points).
 
 Only train.jsonl is read; dev is never used for training.
 
-Usage: subset.py [--data /work/shared/data] [--scale 1.0]
+Usage: subset.py [--data DIR (default $SEGUE_DATA_DIR, else ../shared/data)] [--scale 1.0]
 """
 
 import argparse
+import os
 import hashlib
 import json
 from pathlib import Path
@@ -56,7 +57,7 @@ def window(doc_id, paras):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=Path("/work/shared/data"))
+    ap.add_argument("--data", type=Path, default=Path(os.environ.get("SEGUE_DATA_DIR") or ROOT.parent / "shared" / "data"))
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every source's budget")
     args = ap.parse_args()
     docs = {}

@@ -4,7 +4,7 @@ Sentence ordering on real prose leans on surface cues a frozen sentence embeddin
 pronoun or demonstrative ("It", "These") or a connective ("However", "Finally") says the unit
 follows something; "In this chapter" or a colon at the end says where it sits. Each cue is a number
 per unit; the list below is written into the model's metadata JSON (`features`), and the Rust side
-(`server/src/order/model.rs`) evaluates that same JSON, so the two cannot drift apart.
+(`server/src/score/ordering/`) evaluates that same JSON, so the two cannot drift apart.
 
 Tokenisation (both sides): split the sentence on ASCII whitespace (space, tab, LF, CR, FF, VT);
 lower-case ASCII letters only; strip leading and trailing characters that are not ASCII letters or

@@ -1,5 +1,5 @@
 """Exact order decoding by dynamic programming over subsets (numpy), the Python twin of
-server/src/order/model.rs's decoder, and the order metrics used to choose weights on dev.
+server/src/order/decode.rs's decoder, and the order metrics used to choose weights on dev.
 
 Objective of an order o of n units:
     sum_k adj[o_k, o_k+1] + sum_{k<l} prec[o_k, o_l] + opening[o_0] + closing[o_n-1]

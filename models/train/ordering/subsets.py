@@ -15,10 +15,11 @@ deterministic subset of train.jsonl rather than all 266k sentences:
 
 Only train*.jsonl is trained on; dev files are only for choosing weights and for the report.
 
-Usage: subsets.py [--data /work/shared/data] [--budget 16000]
+Usage: subsets.py [--data DIR (default $SEGUE_DATA_DIR, else ../shared/data)] [--budget 16000]
 """
 
 import argparse
+import os
 import hashlib
 import json
 from pathlib import Path
@@ -61,7 +62,7 @@ def write(path: Path, docs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=Path("/work/shared/data"))
+    ap.add_argument("--data", type=Path, default=Path(os.environ.get("SEGUE_DATA_DIR") or ROOT.parent / "shared" / "data"))
     args = ap.parse_args()
 
     train = list(read(args.data / "train.jsonl"))

@@ -16,6 +16,7 @@ Usage: train.py [--level sentence|paragraph|both] [--epochs 40] [--attention 0] 
 """
 
 import argparse
+import os
 import hashlib
 import json
 import sys
@@ -33,7 +34,7 @@ import decode  # noqa: E402
 import model  # noqa: E402
 
 ROOT = data.ROOT
-SHARED = Path("/work/shared/data")
+SHARED = Path(os.environ.get("SEGUE_DATA_DIR") or ROOT.parent / "shared" / "data")
 OUT = ROOT / "models" / "ordering"
 WORK = ROOT / "target" / "ordering"
 DIM = 384
@@ -201,13 +202,13 @@ def shuffled(comps, seed=13):
 
 def chain_matrix(c, w):
     """The order objective as one transition matrix (see the module docstring of
-    server/src/order/model.rs): adjacent terms plus a position potential phi folded in as
+    server/src/score/ordering/): adjacent terms plus a position potential phi folded in as
     phi(i) - phi(j), whose sum along an order telescopes to phi(first) - phi(last)."""
     borda = c["prec"].sum(1) - c["prec"].sum(0)
     phi = w.get("opening", 0) * c["open"] - w.get("closing", 0) * c["close"] + w.get("borda", 0) * borda
     adj = (w.get("successor", 0) * c["succ"] + w.get("coherence", 0) * c["cos"]
            + w.get("precedence", 0) * c["prec"])
-    if "xprec" in c:  # the cross-encoder's precedence (cross/tune.py), the same two terms
+    if "xprec" in c:  # a set model's precedence (weight_search.py), the same two terms
         xborda = c["xprec"].sum(1) - c["xprec"].sum(0)
         phi = phi + w.get("cross_borda", 0) * xborda
         adj = adj + w.get("cross_precedence", 0) * c["xprec"]
@@ -262,7 +263,7 @@ GRID = {
     "borda": [0.0, 0.05, 0.1, 0.3],
     "opening": [0.0, 0.5, 1.0, 2.0],
     "closing": [0.0, 0.5, 1.0],
-    # Only searched by cross/tune.py, where the components carry the cross-encoder's "xprec"
+    # Only searched by weight_search.py, where the components carry a set model's "xprec"
     # (and "xnext" when it has a successor output).
     "cross_precedence": [0.0, 0.5, 1.0, 2.0, 4.0],
     "cross_borda": [0.0, 0.05, 0.1, 0.3, 0.6, 1.0],

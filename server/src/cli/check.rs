@@ -1,19 +1,18 @@
 //! `segue check`: find weak transitions in files, folders and stdin.
 
-use super::read::{read_file, read_stdin, FileText};
 use super::report::{reporter, CheckReport, FileResult, Located, OutputFormat, Range};
+use super::scorers::{reporting_scorer, scorers_with};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 use crate::config::{find_project_file, parse_tier, repository_root, Config, Origin, TierChoice};
-use crate::model::ModelOptions;
+use crate::input::collect::{collect, Input};
+use crate::input::read::{read_file, read_stdin};
 use crate::score::findings::{findings, Calibration, Sensitivity};
-use crate::score::registry;
 use crate::score::{analysis::analyze, Scorer, ScorerSet};
 use crate::text::{parse, without_bom, Format, LineIndex};
-use anyhow::{bail, Context};
+use anyhow::bail;
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// Arguments of `segue check`.
 #[derive(Debug, clap::Args)]
@@ -80,66 +79,6 @@ impl From<LanguageArg> for Format {
 
 fn parse_tier_arg(s: &str) -> Result<TierChoice, String> {
     parse_tier(s).ok_or_else(|| format!("`{s}` is not a tier: use auto, 0 or 1"))
-}
-
-/// The scorers available for a tier choice, with model options from the user's own settings
-/// (the flags, the user settings file, the environment: [`super::user::model_options`]); see
-/// [`scorers_with`].
-pub fn scorers_for(tier: TierChoice) -> anyhow::Result<ScorerSet> {
-    scorers_with(
-        tier,
-        &super::user::model_options(super::user::user_config()),
-    )
-}
-
-/// The scorers available for a tier choice: tier 0 always; with `auto` or `1` also the tier-1
-/// scorers when the encoder loads ([`crate::score::registry::add_models`]; one line on stderr per
-/// model says where it runs). `auto` without a working model falls back to tier 0 with a warning
-/// on stderr; `1` without one is an error naming the fix.
-pub fn scorers_with(tier: TierChoice, options: &ModelOptions) -> anyhow::Result<ScorerSet> {
-    let mut set = ScorerSet::builtin();
-    if tier == TierChoice::Builtin {
-        return Ok(set);
-    }
-    match registry::add_models(&mut set, options, &|line| eprintln!("segue: {line}")) {
-        Ok(()) => Ok(set),
-        Err(e) if tier == TierChoice::Auto => {
-            eprintln!("segue: warning: {e}; using the built-in (tier 0) scorers");
-            Ok(set)
-        }
-        Err(e) => bail!("tier 1 needs the models: {e}"),
-    }
-}
-
-/// The scorer whose findings are reported.
-/// By default the best available: [`registry::default_scorer`].
-pub fn reporting_scorer(set: &ScorerSet, name: Option<&str>) -> anyhow::Result<Arc<dyn Scorer>> {
-    named_scorer(set, name.unwrap_or_else(|| registry::default_scorer(set)))
-}
-
-/// The scorer that judges reorders: `name`, by default the best one loaded
-/// ([`registry::default_order_scorer`]; the language server's code actions use the same default).
-pub fn order_scorer(set: &ScorerSet, name: Option<&str>) -> anyhow::Result<Arc<dyn Scorer>> {
-    named_scorer(
-        set,
-        name.unwrap_or_else(|| registry::default_order_scorer(set)),
-    )
-}
-
-fn named_scorer(set: &ScorerSet, name: &str) -> anyhow::Result<Arc<dyn Scorer>> {
-    if set.get(name).is_none() && registry::MODEL_SCORERS.contains(&name) {
-        bail!(
-            "the scorer `{name}` needs the tier 1 models, which did not load (see the warning \
-             above); run `models/install` and use `--tier 1`, or pick one of: {}",
-            set.names().join(", ")
-        );
-    }
-    set.get(name).with_context(|| {
-        format!(
-            "no scorer named `{name}`; available: {}",
-            set.names().join(", ")
-        )
-    })
 }
 
 /// Runs `segue check`.
@@ -254,123 +193,8 @@ fn settings_files(args: &CheckArgs) -> Vec<(PathBuf, Origin)> {
     files
 }
 
-/// One thing to check.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input {
-    /// Standard input.
-    Stdin,
-    /// A file on disk.
-    File(PathBuf),
-}
-
 fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
-}
-
-/// Expands paths: files as given, folders recursively (honouring .gitignore) for the enabled formats.
-pub fn collect_inputs(paths: &[PathBuf], config: &Config) -> anyhow::Result<Vec<Input>> {
-    Ok(collect(paths, config).0)
-}
-
-/// A folder in which nothing was found to check.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EmptyFolder {
-    /// The folder as given.
-    pub path: PathBuf,
-    /// How many files it holds (not ignored by .gitignore) that were left out.
-    pub skipped: usize,
-    /// Their extensions (`.html`, or `(none)`), most frequent first.
-    pub extensions: Vec<String>,
-}
-
-impl EmptyFolder {
-    /// "no Markdown, reStructuredText, LaTeX or plain-text files found in DIR (3 files skipped:
-    /// .html, .py)".
-    pub fn message(&self, config: &Config) -> String {
-        let labels: Vec<&str> = Format::ALL
-            .iter()
-            .filter(|f| config.checks(**f))
-            .map(|f| f.label())
-            .collect();
-        let kinds = match labels.split_last() {
-            None => "checkable".to_string(),
-            Some((last, [])) => (*last).to_string(),
-            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        };
-        let what = if self.skipped == 0 {
-            "it holds no files".to_string()
-        } else {
-            let mut exts: Vec<&str> = self.extensions.iter().map(String::as_str).take(6).collect();
-            if self.extensions.len() > 6 {
-                exts.push("…");
-            }
-            format!(
-                "{} skipped: {}",
-                plural_files(self.skipped),
-                exts.join(", ")
-            )
-        };
-        format!("no {kinds} files found in {} ({what})", self.path.display())
-    }
-}
-
-fn plural_files(n: usize) -> String {
-    if n == 1 {
-        "1 file".to_string()
-    } else {
-        format!("{n} files")
-    }
-}
-
-/// [`collect_inputs`], also naming the folders in which nothing was found.
-pub fn collect(paths: &[PathBuf], config: &Config) -> (Vec<Input>, Vec<EmptyFolder>) {
-    let ignore = config.ignore_matcher();
-    let mut out = Vec::new();
-    let mut empty = Vec::new();
-    for path in paths {
-        if path.as_os_str() == "-" {
-            out.push(Input::Stdin);
-        } else if path.is_dir() {
-            let mut found = Vec::new();
-            let mut skipped = 0;
-            let mut extensions: std::collections::BTreeMap<String, usize> = Default::default();
-            let files = ignore::WalkBuilder::new(path)
-                .require_git(false)
-                .build()
-                .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-                .map(ignore::DirEntry::into_path);
-            for p in files {
-                let wanted = Format::from_path(&p).is_some_and(|f| config.checks(f))
-                    && !ignore.is_match(&p)
-                    && !ignore.is_match(p.strip_prefix(path).unwrap_or(&p));
-                if wanted {
-                    found.push(p);
-                } else {
-                    skipped += 1;
-                    let ext = p.extension().map_or("(none)".to_string(), |e| {
-                        format!(".{}", e.to_string_lossy())
-                    });
-                    *extensions.entry(ext).or_default() += 1;
-                }
-            }
-            if found.is_empty() {
-                let mut exts: Vec<(String, usize)> = extensions.into_iter().collect();
-                exts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-                empty.push(EmptyFolder {
-                    path: path.clone(),
-                    skipped,
-                    extensions: exts.into_iter().map(|(e, _)| e).collect(),
-                });
-            }
-            found.sort();
-            out.extend(found.into_iter().map(Input::File));
-        } else {
-            // A missing file is reported for that file, not as a fatal error.
-            out.push(Input::File(path.clone()));
-        }
-    }
-    (out, empty)
 }
 
 fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
@@ -382,15 +206,6 @@ fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
         bar.set_style(style);
     }
     Some(bar)
-}
-
-/// Reads the file at `path` ([`read_file`]: a regular file, at most
-/// [`super::read::MAX_FILE_BYTES`], text) and parses it in the format its extension names
-/// (plain text otherwise), as `segue score` and `segue reorder` do; the error names the file.
-pub fn read_document(path: &Path) -> anyhow::Result<(FileText, crate::text::Document)> {
-    let file = read_file(path).with_context(|| path.display().to_string())?;
-    let doc = parse(&file.text, Format::from_path(path).unwrap_or(Format::Plain));
-    Ok((file, doc))
 }
 
 fn check_input(

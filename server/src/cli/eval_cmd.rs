@@ -1,6 +1,6 @@
 //! `segue eval`, and the hidden `segue calibrate` / `segue train` used to build shipped models.
 
-use super::check::{order_scorer, reporting_scorer, scorers_for};
+use super::scorers::{order_scorer, reporting_scorer, scorers_for};
 use super::write::write_atomically;
 use crate::config::{parse_tier, TierChoice};
 use crate::eval::data::read_corpus;
@@ -424,7 +424,7 @@ pub struct TrainArgs {
     #[arg(long, default_value = "models/tier0")]
     pub out: PathBuf,
     /// Seed for negative sampling (the shipped weights use the default).
-    #[arg(long, default_value_t = crate::score::train::DEFAULT_SEED)]
+    #[arg(long, default_value_t = crate::eval::train::DEFAULT_SEED)]
     pub seed: u64,
 }
 
@@ -441,7 +441,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<u8> {
     if docs.is_empty() {
         bail!("{} holds no documents", args.data.display());
     }
-    let summary = crate::score::train::train_and_write(&docs, &args.out, args.seed)
+    let summary = crate::eval::train::train_and_write(&docs, &args.out, args.seed)
         .with_context(|| format!("cannot write the weights to {}", args.out.display()))?;
     eprintln!(
         "segue: trained tier0 on {} documents (seed {}); weights written to {}",

@@ -4,10 +4,10 @@
 pub mod check;
 pub mod eval_cmd;
 pub mod models_cmd;
-pub mod read;
 pub mod reorder_cmd;
 pub mod report;
 pub mod score_cmd;
+pub mod scorers;
 pub mod user;
 pub mod write;
 

@@ -4,9 +4,7 @@
 use super::{EXIT_CLEAN, EXIT_ERROR};
 use crate::config::Device;
 use crate::model::files::{self, locate_models_dir, FileState};
-use crate::model::{
-    runtime, CrossEncoder, Encoder, ModelOptions, ParagraphReader, SetModel, SetModelKind, MINILM,
-};
+use crate::model::{runtime, Encoder, ModelOptions, ParagraphReader, MINILM};
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -265,11 +263,8 @@ pub fn doctor(args: DoctorArgs) -> anyhow::Result<u8> {
         start.elapsed().as_secs_f64() * 1e3
     );
     healthy &= smoke_test(&encoder)?;
-    healthy &= cross_check(&options);
-    let uses_reader = crate::order::model::OrderingModel::load(&options)
-        .ok()
-        .and_then(|m| m.meta().cross.as_ref().map(|c| c.kind))
-        == Some(SetModelKind::Reader);
+    let uses_reader = crate::score::ordering::OrderingModel::load(&options)
+        .is_ok_and(|m| m.meta().reader.is_some());
     healthy &= reader_check(&options, uses_reader);
     if let Some(kib) = peak_rss_kib() {
         println!("memory:          peak RSS {:.0} MiB", kib as f64 / 1024.0);
@@ -284,25 +279,12 @@ pub fn doctor(args: DoctorArgs) -> anyhow::Result<u8> {
     }
 }
 
-/// A short paragraph in its original order, for the cross-encoder's smoke test.
-const CROSS_SMOKE: [&str; 3] = [
+/// A short paragraph in its original order, for the paragraph reader's smoke test.
+const READER_SMOKE: [&str; 3] = [
     "We built a small tool that checks the order of sentences.",
     "It reads two sentences at a time.",
     "Finally, we measured how often it agrees with the writers.",
 ];
-
-/// Loads the precedence cross-encoder and runs one paragraph through it. A failure makes tier 1
-/// incomplete (the `ordering` scorer then orders without it).
-fn cross_check(options: &ModelOptions) -> bool {
-    let start = Instant::now();
-    match CrossEncoder::load(options) {
-        Ok(c) => smoke_check("cross-encoder:  ", &SetModel::Pair(c), start),
-        Err(e) => {
-            println!("cross-encoder:   NOT LOADED: {e} (the ordering scorer orders without it)");
-            false
-        }
-    }
-}
 
 /// Loads the paragraph reader and runs one paragraph through it, when the ordering metadata uses
 /// it (otherwise it is not needed and not checked).
@@ -312,7 +294,7 @@ fn reader_check(options: &ModelOptions, uses_reader: bool) -> bool {
     }
     let start = Instant::now();
     match ParagraphReader::load(options) {
-        Ok(r) => smoke_check("paragraph reader:", &SetModel::Reader(r), start),
+        Ok(r) => smoke_check("paragraph reader:", &r, start),
         Err(e) => {
             println!("paragraph reader: NOT LOADED: {e} (the ordering scorer orders without it)");
             false
@@ -320,14 +302,14 @@ fn reader_check(options: &ModelOptions, uses_reader: bool) -> bool {
     }
 }
 
-/// Runs [`CROSS_SMOKE`] through a loaded set model and prints how it did.
-fn smoke_check(label: &str, model: &SetModel, start: Instant) -> bool {
+/// Runs [`READER_SMOKE`] through the loaded reader and prints how it did.
+fn smoke_check(label: &str, model: &ParagraphReader, start: Instant) -> bool {
     let loaded = start.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    match model.set_logits(&CROSS_SMOKE) {
+    match model.set_logits(&READER_SMOKE) {
         Ok(logits) => {
             let x = &logits.precedence;
-            let n = CROSS_SMOKE.len();
+            let n = READER_SMOKE.len();
             let agree = (0..n)
                 .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
                 .filter(|&(i, j)| x[i * n + j] > x[j * n + i])
@@ -347,10 +329,7 @@ fn smoke_check(label: &str, model: &SetModel, start: Instant) -> bool {
                 }
                 None => "; no successor output".to_string(),
             };
-            let passes = match model {
-                SetModel::Pair(_) => format!("{} pairs", n * (n - 1)),
-                SetModel::Reader(_) => "1 paragraph".to_string(),
-            };
+            let passes = "1 paragraph";
             println!(
                 "{label} loaded in {loaded:.0} ms on {}; {passes} in {:.1} ms; original order preferred for {agree} of 3 pairs{successor}",
                 model.provider(),

@@ -1,7 +1,7 @@
 //! `segue reorder`: propose (and optionally apply) a better order of a file's paragraphs or
 //! sentences.
 
-use super::check::{order_scorer, read_document, scorers_for};
+use super::scorers::{order_scorer, read_document, scorers_for};
 use super::write::{replace_with, Method, WriteOptions};
 use crate::config::{parse_tier, TierChoice};
 use crate::order::permute::{apply, permute};

@@ -1,6 +1,6 @@
 //! `segue score`: every scorer's value for every transition of a file.
 
-use super::check::{read_document, scorers_for};
+use super::scorers::{read_document, scorers_for};
 use crate::config::{parse_tier, TierChoice};
 use crate::score::analysis::{analyze, Analysis};
 use crate::score::Level;

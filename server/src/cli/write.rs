@@ -19,7 +19,7 @@
 //!
 //! Extended attributes and ACLs are not copied to the temporary file.
 
-use super::read::{read_bounded, ReadError, Snapshot};
+use crate::input::read::{read_bounded, ReadError, Snapshot};
 use std::fmt;
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
@@ -310,7 +310,7 @@ fn give_owner(_: &File, _: &Metadata) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::read::read_file;
+    use crate::input::read::read_file;
 
     fn file_with(text: &str) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -338,24 +338,30 @@ mod tests {
         assert_eq!(entries(dir.path()), 1, "no temporary file left");
     }
 
+    /// Replaces `path` with two swapped paragraphs while a line is appended to it at the last
+    /// moment, and returns the error that must follow.
+    fn replace_after_an_append(path: &Path, snapshot: &Snapshot) -> WriteError {
+        let mut append = || {
+            let mut f = OpenOptions::new().append(true).open(path).unwrap();
+            f.write_all(b"three\n").unwrap();
+        };
+        replace_with(
+            path,
+            b"two\n\none\n",
+            snapshot,
+            WriteOptions::default(),
+            &mut append,
+        )
+        .unwrap_err()
+    }
+
     /// A line appended after the file was read, even at the last moment before the rename,
     /// refuses the write and survives it.
     #[test]
     fn a_change_after_reading_refuses_the_write() {
         let (dir, path) = file_with("one\n\ntwo\n");
         let read = read_file(&path).unwrap();
-        let mut append = || {
-            let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-            f.write_all(b"three\n").unwrap();
-        };
-        let err = replace_with(
-            &path,
-            b"two\n\none\n",
-            &read.snapshot,
-            WriteOptions::default(),
-            &mut append,
-        )
-        .unwrap_err();
+        let err = replace_after_an_append(&path, &read.snapshot);
         assert!(matches!(err, WriteError::Changed { .. }), "{err}");
         assert!(
             err.to_string().contains("changed since it was read"),
@@ -406,18 +412,7 @@ mod tests {
         let (dir, path) = file_with("one\n\ntwo\n");
         std::fs::hard_link(&path, dir.path().join("b.md")).unwrap();
         let read = read_file(&path).unwrap();
-        let mut append = || {
-            let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-            f.write_all(b"three\n").unwrap();
-        };
-        let err = replace_with(
-            &path,
-            b"two\n\none\n",
-            &read.snapshot,
-            WriteOptions::default(),
-            &mut append,
-        )
-        .unwrap_err();
+        let err = replace_after_an_append(&path, &read.snapshot);
         assert!(matches!(err, WriteError::Changed { .. }), "{err}");
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),

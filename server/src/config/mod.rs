@@ -7,10 +7,40 @@
 //! keeping the default for it. Resolution never fails. [`sources`] decides what each source may
 //! set: the keys that name code or models to load come from the user only.
 
-use crate::score::findings::Sensitivity;
 use crate::text::Format;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+
+/// How eagerly `segue check` and the language server report findings (the rules' thresholds
+/// for each level are in `score::findings`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Sensitivity {
+    /// Only the clearest breaks.
+    Low,
+    /// The default.
+    #[default]
+    Medium,
+    /// More findings, more false alarms.
+    High,
+}
+
+impl Sensitivity {
+    /// Every level, from the strictest to the loosest.
+    pub const ALL: [Sensitivity; 3] = [Sensitivity::Low, Sensitivity::Medium, Sensitivity::High];
+}
 
 pub mod sources;
 

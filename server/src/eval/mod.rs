@@ -8,6 +8,7 @@
 //!   recall of planted foreign units.
 //! - [`reorder_eval`]: how often a reorder judge overrules the author on real documents, and how
 //!   well it restores shuffled ones; calibrates the reorder margins.
+//! - [`train`]: fits the tier-0 weights on the train split (`segue train tier0`).
 
 pub mod data;
 pub mod degrade;
@@ -16,3 +17,4 @@ pub mod findings_eval;
 pub mod ordering;
 pub mod prose;
 pub mod reorder_eval;
+pub mod train;

@@ -4,8 +4,8 @@ use super::convert;
 use super::diagnostics::diagnostics;
 use super::engine::{analyze_once, Job};
 use super::server::{lock, token_key, Session};
-use crate::cli::check::{collect_inputs, Input};
-use crate::cli::read::read_file;
+use crate::input::collect::{collect_inputs, Input};
+use crate::input::read::read_file;
 use crate::text::{without_bom, Format};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -90,18 +90,15 @@ pub(crate) async fn check_workspace(
         session.warn_user(resolved.warnings.clone()).await;
         let config = resolved.config.clone();
         let walk_root = root.clone();
-        let found = tokio::task::spawn_blocking(move || {
+        let inputs = tokio::task::spawn_blocking(move || {
             collect_inputs(std::slice::from_ref(&walk_root), &config)
         })
         .await
         .map_err(|e| Error::invalid_params(e.to_string()))?;
-        match found {
-            Ok(inputs) => files.extend(inputs.into_iter().filter_map(|i| match i {
-                Input::File(p) => Some(p),
-                Input::Stdin => None,
-            })),
-            Err(e) => warn!("cannot list {}: {e}", root.display()),
-        }
+        files.extend(inputs.into_iter().filter_map(|i| match i {
+            Input::File(p) => Some(p),
+            Input::Stdin => None,
+        }));
     }
     files.sort();
     files.dedup();

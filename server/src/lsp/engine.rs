@@ -49,25 +49,7 @@ pub const CANCEL_CHECK_EVERY: usize = 32;
 #[error("analysis cancelled: a newer edit superseded it")]
 pub struct Cancelled;
 
-/// Whether a scorer's pair scores depend on anything beyond the two units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ContextPolicy {
-    /// The score of a pair depends on the two units' texts only.
-    Pairwise,
-    /// The score of a pair may depend on every unit at its level.
-    Document,
-}
-
-impl ContextPolicy {
-    /// The policy for a scorer name: `Pairwise` only for scorers known to be pair-local.
-    pub fn for_scorer(name: &str) -> ContextPolicy {
-        match name {
-            "lexical" | "lexical-noun" | "embedding" => ContextPolicy::Pairwise,
-            _ => ContextPolicy::Document,
-        }
-    }
-}
+pub use crate::score::ContextPolicy;
 
 /// What to analyze.
 #[derive(Clone)]
@@ -705,7 +687,7 @@ mod tests {
     fn matches_analyze_for_every_builtin_scorer_across_edits() {
         let set = ScorerSet::builtin();
         for name in set.names() {
-            let policy = ContextPolicy::for_scorer(name);
+            let policy = set.get(name).expect("registered").context_policy();
             let mut engine = Engine::new();
             let edits = [
                 DOC.to_string(),
@@ -932,7 +914,7 @@ mod tests {
                     };
                     assert_eq!(intrusion(&got.analysis), intrusion(&want), "{policy:?}");
                 }
-                if policy == ContextPolicy::for_scorer("tier0") {
+                if policy == ContextPolicy::Document {
                     assert_same(&got.analysis, &want);
                 }
             }

@@ -23,11 +23,11 @@ use super::actions::{code_actions, ActionRequest};
 use super::convert;
 use super::diagnostics::diagnostics;
 use super::document::TextDocument;
-use super::engine::{empty, Analyzed, Cancelled, ContextPolicy, Engine, Job};
+use super::engine::{empty, Analyzed, Cancelled, Engine, Job};
 use super::hover::hover;
 use super::settings::{ModelsState, Resolved, SettingsStore};
-use crate::cli::read::MAX_FILE_BYTES;
 use crate::config::TierChoice;
+use crate::input::read::MAX_FILE_BYTES;
 use crate::model::ModelOptions;
 use crate::score::findings::Calibration;
 use crate::score::registry;
@@ -427,7 +427,7 @@ impl Session {
                 text: Arc::from(job_rope.to_string()),
                 format,
                 skip,
-                policy: ContextPolicy::for_scorer(job_scorer.name()),
+                policy: job_scorer.context_policy(),
                 scorer: job_scorer,
                 order_scorer: job_order_scorer,
                 calibration,
@@ -459,7 +459,7 @@ impl Session {
                     text: Arc::from(""),
                     format: None,
                     skip: Some("analysis failed".into()),
-                    policy: ContextPolicy::for_scorer(scorer.name()),
+                    policy: scorer.context_policy(),
                     scorer,
                     order_scorer,
                     calibration: self.calibration.clone(),

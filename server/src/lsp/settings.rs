@@ -266,7 +266,7 @@ impl SettingsStore {
             .map(Path::to_path_buf)
             .or_else(|| self.roots.first().cloned());
         let ignore = config.ignore_matcher();
-        let policy = ContextPolicy::for_scorer(scorer.name());
+        let policy = scorer.context_policy();
         let model_scorer = if config.scorer.is_none() && config.tier != TierChoice::Builtin {
             self.scorers.get(registry::DEFAULT_MODEL_SCORER)
         } else {

@@ -1,5 +1,5 @@
-//! Tokenizer set-up and batch padding shared by the models that read text ([`super::encoder`],
-//! [`super::cross`]): inputs are truncated by the tokenizer, sorted by length by the caller, and
+//! Tokenizer set-up and batch padding for the models that read text ([`super::encoder`],
+//! [`super::reader`]): inputs are truncated by the tokenizer, sorted by length by the caller, and
 //! each batch is padded to its own longest row.
 
 use super::ModelError;
@@ -24,8 +24,8 @@ pub(super) fn load_tokenizer(path: &Path, max_tokens: usize) -> Result<Tokenizer
     Ok(tokenizer)
 }
 
-/// The rows of one batch padded to the longest: token ids, attention mask and token type ids,
-/// each row-major `[rows, width]`.
+/// The rows of one batch padded to the longest: token ids and attention mask, each row-major
+/// `[rows, width]`.
 pub(super) struct PaddedBatch {
     /// Rows in the batch.
     pub rows: usize,
@@ -35,8 +35,6 @@ pub(super) struct PaddedBatch {
     pub ids: Vec<i64>,
     /// 1 for a token, 0 for padding.
     pub mask: Vec<i64>,
-    /// Token type ids (segment of a pair; 0 where padded).
-    pub types: Vec<i64>,
 }
 
 impl PaddedBatch {
@@ -49,18 +47,13 @@ impl PaddedBatch {
             .unwrap_or(0)
             .max(1);
         let size = rows.len() * width;
-        let (mut ids, mut mask, mut types) = (vec![0; size], vec![0; size], vec![0; size]);
+        let (mut ids, mut mask) = (vec![0; size], vec![0; size]);
         for (row, &i) in rows.iter().enumerate() {
             let enc = &encodings[i];
-            let tokens = enc
-                .get_ids()
-                .iter()
-                .zip(enc.get_attention_mask())
-                .zip(enc.get_type_ids());
-            for (col, ((&id, &m), &t)) in tokens.enumerate() {
+            let tokens = enc.get_ids().iter().zip(enc.get_attention_mask());
+            for (col, (&id, &m)) in tokens.enumerate() {
                 ids[row * width + col] = i64::from(id);
                 mask[row * width + col] = i64::from(m);
-                types[row * width + col] = i64::from(t);
             }
         }
         PaddedBatch {
@@ -68,7 +61,6 @@ impl PaddedBatch {
             width,
             ids,
             mask,
-            types,
         }
     }
 
@@ -107,7 +99,6 @@ mod tests {
         assert_eq!(b.shape(), [2, 8]);
         assert_eq!(&b.mask[..8], &[1, 1, 1, 0, 0, 0, 0, 0]);
         assert!(b.mask[8..].iter().all(|&m| m == 1));
-        assert!(b.types[8..].contains(&1) && b.types[..8].iter().all(|&t| t == 0));
         assert_eq!(b.ids[8], 101, "[CLS] first");
     }
 }

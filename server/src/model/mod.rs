@@ -10,13 +10,13 @@
 //! - [`files`] knows the layout of the models folder and the committed manifest of sha256 sums.
 //! - [`cache`] is the bounded embedding cache, keyed by model and normalised sentence text.
 //! - [`encoder`] tokenizes, batches by length, runs the session and fills the cache.
-//! - [`cross`] is the sentence-precedence cross-encoder (a fine-tuned MiniLM reading a sentence
-//!   pair) that the ordering model adds to its objective; it batches and caches pairs the same way.
-//! - `session` (private) is what the cross-encoder and the reader share: a locked session, its file and
-//!   device, a run counter, signature and output checks.
+//! - [`graph`] runs the small float32 heads (ordering, BBScore): every other model's ONNX Runtime
+//!   calls go through it.
+//! - `session` (private) is what the models built on one ONNX session share: a locked session,
+//!   its file and device, a run counter, signature and output checks.
 //! - [`reader`] is the paragraph reader (a fine-tuned MiniLM reading all the sentences of a
-//!   paragraph at once), which gives the same pair logits in one pass; [`set_model`] is whichever
-//!   of the two the ordering metadata names.
+//!   paragraph at once), which gives the ordering model the logits of every pair of a set in one
+//!   pass.
 //!
 //! Loading is IO and may fail: every failure is a [`ModelError`] whose message names the fix
 //! (usually `models/install`); callers fall back to tier 0. Nothing here panics on missing or corrupt
@@ -25,21 +25,19 @@
 
 mod batch;
 pub mod cache;
-pub mod cross;
 pub mod encoder;
 pub mod files;
+pub mod graph;
 pub mod reader;
 pub mod runtime;
 mod session;
-pub mod set_model;
 
 pub use cache::{CacheStats, EmbeddingCache};
-pub use cross::{CrossEncoder, PairLogits, SetLogits};
 pub use encoder::{Encoder, EncoderInfo};
 pub use files::{ModelSpec, MINILM};
-pub use reader::ParagraphReader;
+pub use graph::{Graph, GraphInput};
+pub use reader::{ParagraphReader, SetLogits};
 pub use runtime::{LibrarySource, Provider, Runtime};
-pub use set_model::{SetModel, SetModelKind};
 
 use crate::config::Device;
 use std::path::PathBuf;

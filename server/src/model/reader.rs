@@ -6,15 +6,13 @@
 //!
 //! `models/install` exports it to `onnx/reader/model.onnx` from the encoder's wheel and the
 //! committed adapter `models/ordering/reader.safetensors` (see `models/export/export_reader.py` and
-//! `models/train/ordering/reader/`). Where the pair cross-encoder ([`super::cross`]) needs
-//! `n(n − 1)` passes for a set of `n` sentences, the reader needs one, so it can stand in for it
-//! behind the same [`SetLogits`]. A sentence keeps at most [`PER_SENTENCE`] tokens (the training
+//! `models/train/ordering/reader/`). One pass gives the logits of every ordered pair of a set
+//! ([`SetLogits`]). A sentence keeps at most [`PER_SENTENCE`] tokens (the training
 //! length), fewer when the paragraph would not fit the encoder's 512 positions otherwise. Results
 //! are cached per paragraph (bounded, keyed by the normalised texts in order).
 
 use super::batch::load_tokenizer;
 use super::cache::{normalise, EmbeddingCache};
-use super::cross::SetLogits;
 use super::files::{locate_models_dir, require_files, MINILM};
 use super::runtime::{Provider, Runtime};
 use super::session::{f32_output, signature, ModelSession};
@@ -83,6 +81,16 @@ pub fn reader_input(
         types,
         pooling,
     }
+}
+
+/// The paragraph reader's logits for every ordered pair of a set of `n` sentences, row-major
+/// `[n, n]` with a zero diagonal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetLogits {
+    /// `x[i·n + j]`: logit of "sentence i comes before sentence j".
+    pub precedence: Vec<f32>,
+    /// `y[i·n + j]`: logit of "sentence j directly follows sentence i", when the export has it.
+    pub next: Option<Vec<f32>>,
 }
 
 /// A loaded paragraph reader. Shareable across threads; inference is serialised.

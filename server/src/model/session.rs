@@ -2,8 +2,8 @@
 //! serialised; ONNX Runtime parallelises inside each run), where it was loaded from, the device it
 //! runs on and a count of the runs made, plus checks of a session's signature and of its outputs.
 //!
-//! The pair cross-encoder ([`super::cross`]) and the paragraph reader ([`super::reader`]) each
-//! hold one [`ModelSession`]; the sentence encoder keeps its own fuller statistics.
+//! The paragraph reader ([`super::reader`]) holds one [`ModelSession`]; the sentence encoder keeps
+//! its own fuller statistics.
 
 use super::runtime::{Provider, SessionChoice};
 use ort::session::{Session, SessionOutputs};
@@ -82,23 +82,29 @@ pub(crate) fn signature(session: &Session) -> (Vec<String>, Vec<String>) {
     (inputs, outputs)
 }
 
-/// The values of output `name`, which must hold exactly `len` of them.
-pub(crate) fn f32_output(
-    outputs: &SessionOutputs<'_>,
-    name: &str,
-    len: usize,
-) -> Result<Vec<f32>, String> {
+/// The values of output `name`.
+pub(crate) fn f32_values(outputs: &SessionOutputs<'_>, name: &str) -> Result<Vec<f32>, String> {
     let value = outputs
         .get(name)
         .ok_or_else(|| format!("the model has no output `{name}`"))?;
     let (_, data) = value
         .try_extract_tensor::<f32>()
         .map_err(|e| e.to_string())?;
+    Ok(data.to_vec())
+}
+
+/// The values of output `name`, which must hold exactly `len` of them.
+pub(crate) fn f32_output(
+    outputs: &SessionOutputs<'_>,
+    name: &str,
+    len: usize,
+) -> Result<Vec<f32>, String> {
+    let data = f32_values(outputs, name)?;
     if data.len() != len {
         return Err(format!(
             "output `{name}` has {} values where {len} were expected",
             data.len()
         ));
     }
-    Ok(data.to_vec())
+    Ok(data)
 }

@@ -2,6 +2,5 @@
 
 pub mod decode;
 pub mod metrics;
-pub mod model;
 pub mod permute;
 pub mod reorder;

@@ -33,12 +33,10 @@
 use super::lexical::Lexical;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
 use crate::model::files::locate_models_dir;
-use crate::model::{Encoder, ModelError, ModelOptions, Provider, Runtime};
-use ort::session::Session;
-use ort::value::Tensor;
+use crate::model::{Encoder, Graph, GraphInput, ModelError, ModelOptions, Provider, Runtime};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Folder of the BBScore files under the models folder.
 pub const DIR: &str = "bbscore";
@@ -135,23 +133,13 @@ pub struct BbMeta {
 }
 
 /// The loaded head (and classifier, when shipped) with its metadata.
+#[derive(Debug)]
 pub struct BbModel {
-    head: Mutex<Session>,
-    clf: Option<Mutex<Session>>,
+    head: Graph,
+    clf: Option<Graph>,
     meta: BbMeta,
     provider: Provider,
     dir: PathBuf,
-}
-
-impl std::fmt::Debug for BbModel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BbModel")
-            .field("meta", &self.meta)
-            .field("provider", &self.provider)
-            .field("dir", &self.dir)
-            .field("classifier", &self.clf.is_some())
-            .finish_non_exhaustive()
-    }
 }
 
 impl BbModel {
@@ -177,27 +165,27 @@ impl BbModel {
         }
         let meta = read_meta(&meta_path)?;
         let runtime = Runtime::get(options, Some(models_dir))?;
-        let choice = runtime.session(&head_path, options, Some(models_dir))?;
-        check_io(&choice.session, "embedding", "latent").map_err(|message| BbError::Meta {
+        let head = Graph::load(&runtime, &head_path, options, models_dir)?;
+        check_io(&head, "embedding", "latent").map_err(|message| BbError::Meta {
             path: head_path.clone(),
             message,
         })?;
         let clf_path = dir.join(CLF_FILE);
         let clf = if clf_path.is_file() {
-            let c = runtime.session(&clf_path, options, Some(models_dir))?;
-            check_io(&c.session, "features", "logit").map_err(|message| BbError::Meta {
+            let c = Graph::load(&runtime, &clf_path, options, models_dir)?;
+            check_io(&c, "features", "logit").map_err(|message| BbError::Meta {
                 path: clf_path.clone(),
                 message,
             })?;
-            Some(Mutex::new(c.session))
+            Some(c)
         } else {
             None
         };
         let model = BbModel {
-            head: Mutex::new(choice.session),
+            provider: head.provider(),
+            head,
             clf,
             meta,
-            provider: choice.provider,
             dir: dir.to_path_buf(),
         };
         // One probe run, so a head of the wrong shape fails here rather than on every document.
@@ -320,10 +308,9 @@ fn read_meta(path: &Path) -> Result<BbMeta, BbError> {
     Ok(meta)
 }
 
-fn check_io(session: &Session, input: &str, output: &str) -> Result<(), String> {
-    let inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
-    let outputs: Vec<&str> = session.outputs().iter().map(|o| o.name()).collect();
-    if inputs == [input] && outputs.contains(&output) {
+fn check_io(graph: &Graph, input: &str, output: &str) -> Result<(), String> {
+    let (inputs, outputs) = (graph.inputs(), graph.outputs());
+    if inputs == [input] && outputs.iter().any(|o| o == output) {
         Ok(())
     } else {
         Err(format!("not a BBScore graph (inputs {inputs:?}, outputs {outputs:?}; expected input {input} and output {output})"))
@@ -331,25 +318,21 @@ fn check_io(session: &Session, input: &str, output: &str) -> Result<(), String> 
 }
 
 fn run(
-    session: &Mutex<Session>,
+    graph: &Graph,
     input: &str,
     output: &str,
     shape: [usize; 2],
     data: Vec<f32>,
 ) -> Result<Vec<f32>, BbError> {
-    let fail = |e: String| BbError::Inference(e);
-    let tensor = Tensor::from_array((shape, data)).map_err(|e| fail(e.to_string()))?;
-    let mut session = session.lock().unwrap_or_else(|e| e.into_inner());
-    let outputs = session
-        .run(ort::inputs![input => tensor])
-        .map_err(|e| fail(e.to_string()))?;
-    let value = outputs
-        .get(output)
-        .ok_or_else(|| fail(format!("no output `{output}`")))?;
-    let (_, data) = value
-        .try_extract_tensor::<f32>()
-        .map_err(|e| fail(e.to_string()))?;
-    Ok(data.to_vec())
+    let inputs = vec![GraphInput {
+        name: input,
+        shape: shape.to_vec(),
+        data,
+    }];
+    let mut out = graph
+        .run(inputs, &[(output, None)])
+        .map_err(BbError::Inference)?;
+    Ok(out.pop().unwrap_or_default())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -579,21 +562,13 @@ pub enum Variant {
 }
 
 /// The `bbscore` and `bbscore-clf` scorers.
+#[derive(Debug)]
 pub struct BbScore {
     encoder: Arc<Encoder>,
     model: Arc<BbModel>,
     variant: Variant,
     fallback: Lexical,
     warned: AtomicBool,
-}
-
-impl std::fmt::Debug for BbScore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BbScore")
-            .field("variant", &self.variant)
-            .field("model", &self.model)
-            .finish_non_exhaustive()
-    }
 }
 
 impl BbScore {

@@ -15,7 +15,7 @@
 //! and scores that document with the lexical scorer instead.
 
 use super::lexical::Lexical;
-use super::{Level, Pairwise, Reason, Scorer, Unit};
+use super::{ContextPolicy, Level, Pairwise, Reason, Scorer, Unit};
 use crate::model::Encoder;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -30,19 +30,12 @@ pub enum ParagraphMode {
 }
 
 /// The `embedding` scorer.
+#[derive(Debug)]
 pub struct Embedding {
     encoder: Arc<Encoder>,
     paragraphs: ParagraphMode,
     fallback: Lexical,
     warned: AtomicBool,
-}
-
-impl std::fmt::Debug for Embedding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Embedding")
-            .field("paragraphs", &self.paragraphs)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Embedding {
@@ -192,6 +185,10 @@ impl Pairwise for EmbeddingPairs<'_> {
 impl Scorer for Embedding {
     fn name(&self) -> &'static str {
         "embedding"
+    }
+
+    fn context_policy(&self) -> ContextPolicy {
+        ContextPolicy::Pairwise
     }
 
     fn runs_on(&self) -> Option<String> {

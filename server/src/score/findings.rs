@@ -27,25 +27,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// How eagerly to flag.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Sensitivity {
-    /// Only the clearest breaks.
-    Low,
-    /// The default.
-    #[default]
-    Medium,
-    /// More findings, more false alarms.
-    High,
-}
+pub use crate::config::Sensitivity;
 
+/// What each sensitivity level means for the findings rules.
 impl Sensitivity {
-    /// Every level, from the strictest to the loosest.
-    pub const ALL: [Sensitivity; 3] = [Sensitivity::Low, Sensitivity::Medium, Sensitivity::High];
-
     /// The calibration percentile used as the absolute floor.
     pub fn percentile(self) -> usize {
         match self {

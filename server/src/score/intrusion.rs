@@ -18,8 +18,9 @@
 //!
 //! The parameters are compiled in.
 
-use super::findings::Sensitivity;
+use super::logistic::{sigmoid, Logistic};
 use super::{Level, Pairwise};
+use crate::config::Sensitivity;
 use serde::Deserialize;
 use std::sync::OnceLock;
 
@@ -67,15 +68,6 @@ pub enum Model {
 }
 
 impl Model {
-    /// The model for the scorer named `scorer`, if it has one.
-    pub fn for_scorer(scorer: &str) -> Option<Model> {
-        match scorer {
-            "embedding" => Some(Model::Embedding),
-            "tier0" => Some(Model::Tier0),
-            _ => None,
-        }
-    }
-
     /// Its parameters for `level`, or `None` if the embedded file does not parse or does not match
     /// the features (a build-time mistake that the unit tests catch).
     pub fn level(self, level: Level) -> Option<&'static LevelModel> {
@@ -146,21 +138,15 @@ struct Thresholds {
 /// A model's parameters for one level.
 #[derive(Debug, Clone, Deserialize)]
 pub struct LevelModel {
-    mean: Vec<f64>,
-    scale: Vec<f64>,
-    weights: Vec<f64>,
-    bias: f64,
+    #[serde(flatten)]
+    linear: Logistic,
     thresholds: Thresholds,
 }
 
 impl LevelModel {
     /// The logit that the unit with features `f` does not belong.
     pub fn logit(&self, f: &[f64]) -> f64 {
-        let mut z = self.bias;
-        for (k, x) in f.iter().enumerate() {
-            z += (x - self.mean[k]) / self.scale[k] * self.weights[k];
-        }
-        z
+        self.linear.logit(f)
     }
 
     /// The intrusion score in (0, 1) of a unit with features `f`: the model's probability under
@@ -179,21 +165,15 @@ impl LevelModel {
     }
 
     fn valid(&self, n: usize) -> bool {
-        self.mean.len() == n
-            && self.scale.len() == n
-            && self.weights.len() == n
-            && self.scale.iter().all(|s| *s > 0.0)
-            && self
-                .mean
+        let l = &self.linear;
+        l.has_features(n)
+            && l.scale.iter().all(|s| *s > 0.0)
+            && l.mean
                 .iter()
-                .chain(&self.weights)
-                .chain([&self.bias])
+                .chain(&l.weights)
+                .chain([&l.bias])
                 .all(|x| x.is_finite())
     }
-}
-
-fn sigmoid(z: f64) -> f64 {
-    1.0 / (1.0 + (-z).exp())
 }
 
 /// The window features of units 1 … n − 2 of `n` units, from `score(a, b)` for a < b at most

@@ -2,7 +2,7 @@
 //! stemmed content words, and a variant that weights guessed nouns and names.
 
 use super::tokens::{tokenize, WordClass};
-use super::{Level, Pairwise, Reason, Scorer, Unit};
+use super::{ContextPolicy, Level, Pairwise, Reason, Scorer, Unit};
 use std::collections::HashMap;
 
 /// Cosine of stemmed content-word vectors.
@@ -115,6 +115,10 @@ impl Pairwise for LexicalPairs {
 impl Scorer for Lexical {
     fn name(&self) -> &'static str {
         self.name
+    }
+
+    fn context_policy(&self) -> ContextPolicy {
+        ContextPolicy::Pairwise
     }
 
     fn description(&self) -> &'static str {

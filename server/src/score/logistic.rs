@@ -1,12 +1,15 @@
-//! A small logistic-regression model: the "small model" behind the entity grid and the combined
-//! tier-0 score. Weights are trained by `segue train` and shipped as JSON in `models/`.
+//! A small logistic-regression model: the "small model" behind the entity grid, the combined
+//! tier-0 score and the intrusion and verdict models. Weights are trained by `segue train` and shipped as JSON in `models/`.
 
 use serde::{Deserialize, Serialize};
 
-/// Logistic regression over standardised features.
+/// Logistic regression over standardised features: the entity grid's and tier0's models, and the
+/// linear part of the intrusion and verdict models (flattened into their JSON, without names).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Logistic {
-    /// Feature names, for the model card and sanity checks.
+    /// Feature names, for the model card and sanity checks (empty where the file names them once
+    /// for all its models).
+    #[serde(default)]
     pub features: Vec<String>,
     /// Per-feature mean used for standardisation.
     pub mean: Vec<f64>,
@@ -31,6 +34,11 @@ impl Logistic {
             z += w * (v - m) / if s > 0.0 { s } else { 1.0 };
         }
         z
+    }
+
+    /// Whether it has exactly `n` features.
+    pub fn has_features(&self, n: usize) -> bool {
+        self.mean.len() == n && self.scale.len() == n && self.weights.len() == n
     }
 
     /// The probability of the positive class for `x`.

@@ -19,16 +19,27 @@ pub mod intrusion;
 pub mod lexical;
 pub mod logistic;
 pub mod novelty;
+pub mod ordering;
 pub mod precedence;
 pub mod registry;
 pub mod tier0;
 pub mod tier1;
 pub mod tokens;
-pub mod train;
 pub mod verdict;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+/// Whether a scorer's pair scores depend on anything beyond the two units (what a front end that
+/// caches transitions may keep when a unit changes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContextPolicy {
+    /// The score of a pair depends on the two units' texts only.
+    Pairwise,
+    /// The score of a pair may depend on every unit at its level.
+    Document,
+}
 
 /// The granularity of the units being scored.
 #[derive(
@@ -145,6 +156,11 @@ pub trait Scorer: Send + Sync {
     fn has_intrusion(&self) -> bool {
         false
     }
+    /// Whether its pair scores depend on the two units alone ([`ContextPolicy::Pairwise`]) or
+    /// may read the whole level ([`ContextPolicy::Document`], the safe default).
+    fn context_policy(&self) -> ContextPolicy {
+        ContextPolicy::Document
+    }
 }
 
 /// The score of `order` (indices into the prepared units): the table's own
@@ -222,5 +238,17 @@ mod tests {
                 .all(|c| c.is_ascii_lowercase() || c == '-' || c.is_ascii_digit()));
             assert_eq!(s.tier(), 0);
         }
+    }
+
+    #[test]
+    fn scorers_declare_their_context_policy() {
+        let set = ScorerSet::builtin();
+        let policy = |name: &str| set.get(name).expect("built in").context_policy();
+        // Pair-local: the lexical overlaps. Document-wide statistics: the entity grid's and
+        // tier0's (salience, novelty, intrusion).
+        assert_eq!(policy("lexical"), ContextPolicy::Pairwise);
+        assert_eq!(policy("lexical-noun"), ContextPolicy::Pairwise);
+        assert_eq!(policy("entity-grid"), ContextPolicy::Document);
+        assert_eq!(policy("tier0"), ContextPolicy::Document);
     }
 }

@@ -1,5 +1,5 @@
 //! The trained ordering model as a scorer (`ordering`, tier 1): how well one unit follows another
-//! according to [`crate::order::model`]: the learned successor and precedence probabilities, the
+//! according to [`crate::score::ordering`]: the learned successor and precedence probabilities, the
 //! embedding cosine and the opening/closing cues, combined with the weights set on dev data.
 //!
 //! The table is the model's order objective folded into transitions ([`ChainTable`]), so the
@@ -14,14 +14,14 @@
 //! [`MAX_SET`] / 2 apart is scored inside a window that holds both, and pairs further apart score 0.
 //!
 //! A missing or corrupt model keeps the scorer out of the registry (with a warning, see
-//! `cli::check::scorers_with`). If the encoder or a head fails while scoring, the scorer warns once
+//! `cli::scorers::scorers_with`). If the encoder or a head fails while scoring, the scorer warns once
 //! on stderr and scores that document with `lexical` instead.
 
 use super::lexical::Lexical;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
 use crate::model::Encoder;
-use crate::order::model::{
-    unit_vector, ChainTable, CrossUse, OrderWeights, OrderingError, OrderingModel,
+use crate::score::ordering::{
+    unit_vector, ChainTable, OrderWeights, OrderingError, OrderingModel, ReaderUse,
 };
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
@@ -49,9 +49,8 @@ pub fn window_starts(n: usize) -> Vec<usize> {
 /// Which terms of the objective the scorer uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
-    /// Everything, with the shipped weights (`ordering`): the heads and, for sets of sentences
-    /// small enough, the set model `ordering.json` names (the paragraph reader, or the pair
-    /// cross-encoder).
+    /// Everything, with the shipped weights (`ordering`): the heads and, for sets small enough,
+    /// the paragraph reader `ordering.json` names.
     Full,
     /// The heads' objective without the set model (`ordering-head`, an ablation for evaluation
     /// and for large sets where the set model's cost matters).
@@ -61,22 +60,14 @@ pub enum Variant {
 }
 
 /// The `ordering` scorer.
+#[derive(Debug)]
 pub struct OrderingScorer {
     encoder: Arc<Encoder>,
     model: Arc<OrderingModel>,
     variant: Variant,
     fallback: Lexical,
     warned: AtomicBool,
-    warned_cross: AtomicBool,
-}
-
-impl std::fmt::Debug for OrderingScorer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OrderingScorer")
-            .field("model", &self.model)
-            .field("variant", &self.variant)
-            .finish_non_exhaustive()
-    }
+    warned_reader: AtomicBool,
 }
 
 impl OrderingScorer {
@@ -88,7 +79,7 @@ impl OrderingScorer {
             variant: Variant::Full,
             fallback: Lexical::plain(),
             warned: AtomicBool::new(false),
-            warned_cross: AtomicBool::new(false),
+            warned_reader: AtomicBool::new(false),
         }
     }
 
@@ -103,8 +94,8 @@ impl OrderingScorer {
         &self.model
     }
 
-    /// The heads' weights the scorer uses at `level` (sets scored with the cross-encoder use
-    /// [`OrderingModel::cross_weights`] instead).
+    /// The heads' weights the scorer uses at `level` (sets scored with the reader use
+    /// [`OrderingModel::reader_weights`] instead).
     pub fn weights(&self, level: Level) -> Option<OrderWeights> {
         let w = self.model.weights(level)?;
         Some(match self.variant {
@@ -134,8 +125,8 @@ impl OrderingScorer {
         let vectors = self.vectors(units)?;
         if self.variant == Variant::Full {
             let objective = self.model.objective(level, units, &vectors)?;
-            if let CrossUse::Failed(why) = &objective.cross {
-                if !self.warned_cross.swap(true, AtomicOrdering::Relaxed) {
+            if let ReaderUse::Failed(why) = &objective.reader {
+                if !self.warned_reader.swap(true, AtomicOrdering::Relaxed) {
                     eprintln!("segue: warning: the ordering model's set model cannot be used ({why}); ordering without it");
                 }
             }
@@ -222,14 +213,18 @@ impl OrderingTerms {
     /// its terms' tables are constant.
     fn mix(&self, units: &[Unit<'_>], level: Level) -> Result<TermMix, OrderingError> {
         let vectors = self.scorer.vectors(units)?;
-        // `scores_with_set_model` itself leaves the reader out of sets it does not read.
-        let scores = if self.terms(level).iter().any(|(w, _)| w.uses_set_model()) {
+        // `scores_with_reader` itself leaves the reader out of sets it does not read.
+        let scores = if self.terms(level).iter().any(|(w, _)| w.uses_reader()) {
             let (scores, used) = self
                 .scorer
                 .model
-                .scores_with_set_model(level, units, &vectors)?;
-            if let CrossUse::Failed(why) = &used {
-                if !self.scorer.warned_cross.swap(true, AtomicOrdering::Relaxed) {
+                .scores_with_reader(level, units, &vectors)?;
+            if let ReaderUse::Failed(why) = &used {
+                if !self
+                    .scorer
+                    .warned_reader
+                    .swap(true, AtomicOrdering::Relaxed)
+                {
                     eprintln!("segue: warning: the ordering model's set model cannot be used ({why}); tier1 goes on without its terms");
                 }
             }

@@ -12,7 +12,7 @@ use super::precedence::{OrderingScorer, Variant};
 use super::tier1::{Tier1, Tier1Weights};
 use super::ScorerSet;
 use crate::model::{shared_encoder, ModelError, ModelOptions};
-use crate::order::model::OrderingModel;
+use crate::score::ordering::OrderingModel;
 use std::sync::Arc;
 
 /// The reporting scorer when no model is loaded (and then also the judge of reorders).

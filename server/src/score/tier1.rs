@@ -15,7 +15,7 @@
 
 use super::precedence::OrderingTerms;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
-use crate::order::model::OrderWeights;
+use crate::score::ordering::OrderWeights;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -27,7 +27,7 @@ const EMBEDDED: &str = include_str!("../../../models/tier1/tier1.json");
 pub const SCORER_PARTS: [&str; 2] = ["embedding", "tier0"];
 
 /// The ordering objective's terms the blend reads, each on its own: the heads' five, then the
-/// paragraph reader's three (`cross_*`; they are constant, and so add nothing, for sets the reader
+/// paragraph reader's three (named `cross_*` in the weights file; they are constant, and so add nothing, for sets the reader
 /// does not read: documents of more than its `max_units` units).
 pub const TERM_PARTS: [&str; 8] = [
     "successor",
@@ -51,9 +51,9 @@ fn term_weights(term: &str) -> OrderWeights {
         "precedence" => w.precedence = 1.0,
         "borda" => w.borda = 1.0,
         "opening" => w.opening = 1.0,
-        "cross_precedence" => w.cross_precedence = 1.0,
-        "cross_next" => w.cross_next = 1.0,
-        "cross_borda" => w.cross_borda = 1.0,
+        "cross_precedence" => w.reader_precedence = 1.0,
+        "cross_next" => w.reader_next = 1.0,
+        "cross_borda" => w.reader_borda = 1.0,
         _ => w.closing = 1.0,
     }
     w
@@ -361,7 +361,7 @@ mod tests {
         assert!(w
             .terms(Level::Sentence)
             .iter()
-            .any(|(t, share)| *share > 0.0 && t.uses_set_model()));
+            .any(|(t, share)| *share > 0.0 && t.uses_reader()));
     }
 
     #[test]
@@ -373,9 +373,9 @@ mod tests {
                 w.borda,
                 w.opening,
                 w.closing,
-                w.cross_precedence,
-                w.cross_next,
-                w.cross_borda,
+                w.reader_precedence,
+                w.reader_next,
+                w.reader_borda,
                 w.coherence,
             ]
         };
@@ -411,7 +411,7 @@ mod tests {
         assert!(w
             .terms(Level::Sentence)
             .iter()
-            .all(|(t, share)| *share == 0.0 || !t.uses_set_model()));
+            .all(|(t, share)| *share == 0.0 || !t.uses_reader()));
         let zero = format!(
             r#"{{"source": "x", "levels": {{"sentence": {{"embedding": 0, "tier0": 0, "successor": 0, "precedence": 0, "borda": 0, "opening": 0, "closing": 0}}, "paragraph": {{{ok}}}}}}}"#
         );

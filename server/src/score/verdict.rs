@@ -13,6 +13,7 @@
 //! A scorer or level without parameters keeps the hand-set rules of [`super::findings`].
 
 use super::analysis::Transition;
+use super::logistic::Logistic;
 use super::Level;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -103,10 +104,8 @@ pub fn features(transitions: &[Transition], base: &Baseline) -> Vec<Features> {
 /// One level's trained parameters.
 #[derive(Debug, Clone, Deserialize)]
 pub struct LevelModel {
-    mean: Vec<f64>,
-    scale: Vec<f64>,
-    weights: Vec<f64>,
-    bias: f64,
+    #[serde(flatten)]
+    linear: Logistic,
     /// How much the score drops per unit of `ln(1 + transitions)` that the level has below
     /// [`Self::reference`]: in a short document every unit's evidence is noisier.
     length_weight: f64,
@@ -133,11 +132,7 @@ struct Thresholds {
 impl LevelModel {
     /// The score (log-odds) of `x`.
     pub fn logit(&self, x: &Features) -> f64 {
-        let mut z = self.bias;
-        for (j, v) in x.iter().enumerate() {
-            let scale = self.scale[j];
-            z += self.weights[j] * (v - self.mean[j]) / if scale > 0.0 { scale } else { 1.0 };
-        }
+        let z = self.linear.logit(x);
         let short = (self.reference - x[LOG_TRANSITIONS]).clamp(0.0, self.length_cap.max(0.0));
         z - self.length_weight * short
     }
@@ -160,16 +155,14 @@ impl LevelModel {
     fn valid(&self) -> bool {
         let n = FEATURES.len();
         let [low, medium, high] = self.thresholds();
-        self.mean.len() == n
-            && self.scale.len() == n
-            && self.weights.len() == n
-            && self
-                .mean
+        let l = &self.linear;
+        l.has_features(n)
+            && l.mean
                 .iter()
-                .chain(&self.scale)
-                .chain(&self.weights)
+                .chain(&l.scale)
+                .chain(&l.weights)
                 .chain([
-                    &self.bias,
+                    &l.bias,
                     &self.length_weight,
                     &self.reference,
                     &self.length_cap,

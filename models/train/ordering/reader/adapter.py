@@ -1,7 +1,7 @@
 """Compresses the fine-tuned paragraph reader (train.py) into a small adapter that models/install
 turns into ONNX (models/export/export_reader.py).
 
-As for the pair cross-encoder (../cross/adapter.py, whose `compress` this reuses): the change of
+With ../lowrank.py's `compress`: the change of
 each encoder weight matrix as rank-r SVD factors in float16, the full change of the position and
 token-type tables, biases and LayerNorms in float16, the word-embedding table left at the base
 weights; the three read-outs (`pos`, `prec`, `succ`) in float32 as `head.<name>.weight|bias`.
@@ -10,10 +10,9 @@ It also writes `models/ordering/reader-fixture.json`: dev paragraphs with the co
 outputs computed here by PyTorch, which the export's check and server/tests/reader.rs (ONNX Runtime
 from Rust) must reproduce, and prints the compressed model's dev figures.
 
-Usage (the torch venv of ../cross/README.md): adapter.py [CHECKPOINT] [--rank 32]
+Usage (the torch venv of ../README.md): adapter.py [CHECKPOINT] [--rank 32]
 """
 import argparse
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -24,12 +23,9 @@ from safetensors.numpy import load_file, save_file
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
 import train as RT  # noqa: E402
-
-_spec = importlib.util.spec_from_file_location("cross_adapter", HERE.parent / "cross" / "adapter.py")
-_cross = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_cross)
-compress, merged = _cross.compress, _cross.merged
+from lowrank import compress, merged  # noqa: E402
 
 OUT = RT.R / "models" / "ordering"
 HEADS = ("pos", "prec", "succ")

@@ -2,7 +2,7 @@
 order objective's weights can be searched with the reader in place of the pair cross-encoder:
 
     target/xenc/venv/bin/python models/train/ordering/reader/dev_logits.py [CHECKPOINT] [NAME]
-    models/train/.venv/bin/python models/train/ordering/cross/heldout.py --joint NAME cached
+    models/train/.venv/bin/python models/train/ordering/heldout.py --joint NAME cached
 
 X[i][j] is the reader's antisymmetric precedence logit (so heldout.py's (X - X^T)/2 is that logit),
 N[i][j] its successor logit; both indexed in gold order, as heldout.py's instances are.

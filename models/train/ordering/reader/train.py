@@ -25,7 +25,7 @@ torch.set_num_threads(int(os.environ.get("THREADS", 2))); torch.manual_seed(0); 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import decode  # noqa: E402  (exact DP and metrics, shared with the heads' trainer)
 R = Path(__file__).resolve().parents[4]; M = str(R / "target/xenc/minilm")
-SHARED = R.parent / "shared" / "data"
+SHARED = Path(os.environ.get("SEGUE_DATA_DIR") or R.parent / "shared" / "data")
 sys.path.insert(0, str(R / "models" / "export"))
 from export_reader import unit_token_limit  # noqa: E402  (the export's and Rust's token budget)
 PER_SENTENCE = 40  # most tokens kept of one sentence (fewer when a set would not fit the encoder)

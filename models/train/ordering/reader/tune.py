@@ -5,23 +5,23 @@ The reader is the installed ONNX export (models/onnx/reader/model.onnx, made by 
 the committed adapter), run here with ONNX Runtime as Segue runs it: each paragraph read once, its
 sentences in the canonical order Segue uses (sorted by their normalised text), so the logits do
 not depend on the order a set comes in. Its antisymmetric precedence logits take the place of the pair cross-encoder's X
-and its successor logits the place of N, so the objective's terms are those of ../cross/tune.py:
+and its successor logits the place of N, so the objective's terms are those of ../weight_search.py:
 w.cross_precedence·log σ(X) of adjacent units, a Borda potential w.cross_borda, and
 w.cross_next·log-softmax N of adjacent units.
 
-The lesson of session 5 (docs/ordering.md): weights searched on the 97 dev abstracts alone overfit
+The lesson of the pair model's tuning (docs/research-log.md): weights searched on the 97 dev abstracts alone overfit
 them. So the weights are searched on the abstracts and the 500 held-out dev paragraphs of
-../cross/heldout.py together, and the script reports both sets in-sample and a 2-fold estimate over
+../heldout.py together, and the script reports both sets in-sample and a 2-fold estimate over
 the abstracts (weights searched on half of them plus the paragraphs, measured on the other half).
 
 With `--level paragraph` it sets the reader's weights in the paragraph level's objective instead
-(session 9): the sets are the 316 dev documents of 2-16 paragraphs the heads' weights were set on
+(2026-11-24): the sets are the 316 dev documents of 2-16 paragraphs the heads' weights were set on
 (target/ordering/dev.le16.jsonl), each paragraph read as one unit (its sentences joined by a space
 and cut to the reader's 40 tokens, as Segue reads paragraphs), the weights searched on them with a
 2-fold estimate, and written to `cross.levels.paragraph` beside the sentence level's.
 
 Needs the heads' parameters (target/ordering/params-sentence.npz, params-paragraph.npz) and the dev
-embeddings cache, as ../cross/tune.py does. Run with models/train/.venv after `models/install`:
+embeddings cache, as ../weight_search.py does. Run with models/train/.venv after `models/install`:
   models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write] [--start JSON] [--level paragraph]
 """
 import hashlib
@@ -35,10 +35,9 @@ from tokenizers import Tokenizer
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "cross"))
 import decode  # noqa: E402
 import train as T  # noqa: E402
-import tune as TU  # noqa: E402
+import weight_search as TU  # noqa: E402
 import heldout as HO  # noqa: E402
 
 MODELS = TU.MODELS

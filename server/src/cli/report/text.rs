@@ -441,6 +441,28 @@ fn char_width(c: char) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::report::{CheckReport, FileResult, Located, Range};
+    use crate::score::findings::{Finding, WEAK_SENTENCE};
+    use crate::score::Reason;
+    use crate::text::{LineIndex, Position, Span};
+
+    /// A weak-sentence finding with `message`, for the layout tests.
+    fn weak_finding(message: &str) -> Finding {
+        Finding {
+            code: WEAK_SENTENCE,
+            level: Level::Sentence,
+            from: Span::new(0, 1),
+            to: Span::new(1, 2),
+            score: 0.0,
+            median: 0.5,
+            floor: 0.05,
+            scorer: "test",
+            reason: Reason::default(),
+            intrusion: None,
+            novelty: None,
+            message: message.to_string(),
+        }
+    }
 
     #[test]
     fn splits_lines_like_the_line_index() {
@@ -476,10 +498,6 @@ mod tests {
     fn many_findings_on_one_huge_line_stay_linear() {
         // 20,000 sentences on one 240 KB line, each with a finding: every snippet must look at
         // its own part of the line only (this took minutes when each finding walked the line).
-        use crate::cli::report::{CheckReport, FileResult, Located, Range};
-        use crate::score::findings::{Finding, WEAK_SENTENCE};
-        use crate::score::Reason;
-        use crate::text::{Position, Span};
         const N: u32 = 20_000;
         const SENTENCE: &str = "Word word. ";
         let source = SENTENCE.repeat(N as usize);
@@ -487,20 +505,7 @@ mod tests {
         let at = |character| Position { line: 0, character };
         let findings = (1..N)
             .map(|k| Located {
-                finding: Finding {
-                    code: WEAK_SENTENCE,
-                    level: Level::Sentence,
-                    from: Span::new(0, 1),
-                    to: Span::new(1, 2),
-                    score: 0.0,
-                    median: 0.5,
-                    floor: 0.05,
-                    scorer: "test",
-                    reason: Reason::default(),
-                    intrusion: None,
-                    novelty: None,
-                    message: "weak".to_string(),
-                },
+                finding: weak_finding("weak"),
                 severity: Severity::Warning,
                 range: Range {
                     start: at(k * len),
@@ -554,10 +559,6 @@ mod tests {
 
     #[test]
     fn never_panics_on_wild_positions() {
-        use crate::cli::report::{CheckReport, FileResult, Located, Range};
-        use crate::score::findings::{Finding, WEAK_SENTENCE};
-        use crate::score::Reason;
-        use crate::text::{Position, Span};
         let pos = |line, character| Position { line, character };
         let source = "a😀b\r\n漢字\tx\u{1b}[31m\n\nlast";
         let ranges = [
@@ -568,20 +569,7 @@ mod tests {
             (pos(0, u32::MAX), pos(u32::MAX, u32::MAX)),
         ];
         for (start, end) in ranges {
-            let finding = Finding {
-                code: WEAK_SENTENCE,
-                level: Level::Sentence,
-                from: Span::new(0, 1),
-                to: Span::new(1, 2),
-                score: 0.0,
-                median: 0.5,
-                floor: 0.05,
-                scorer: "test",
-                reason: Reason::default(),
-                intrusion: None,
-                novelty: None,
-                message: "50% off,\nreally: yes".to_string(),
-            };
+            let finding = weak_finding("50% off,\nreally: yes");
             let report = CheckReport {
                 files: vec![FileResult {
                     figures: Vec::new(),
@@ -625,10 +613,6 @@ mod tests {
 
     #[test]
     fn renders_header_snippet_note_and_summary() {
-        use crate::cli::report::{CheckReport, FileResult, Located, Range};
-        use crate::score::findings::{Finding, WEAK_SENTENCE};
-        use crate::score::Reason;
-        use crate::text::{LineIndex, Span};
         let source = "# T\n\nThe cache 漢字 holds. Penguins waddle.\n".to_string();
         let index = LineIndex::new(&source);
         let from = Span::new(5, source.find(" Penguins").unwrap_or(0));

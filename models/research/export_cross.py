@@ -33,43 +33,15 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
-from safetensors import safe_open
 from safetensors.numpy import load_file
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "export"))
+from adapter import apply, load_adapter  # noqa: E402
 from export_minilm import BERT_LAYER, OPSET, Graph, encoder, layer_norm, mask_bias, write  # noqa: E402
 
 
 # Output names, one per row of the adapter's head.
 OUTPUTS = ("logit", "next")
-
-
-def load_adapter(path: Path):
-    """(tensors, metadata) of the adapter; float16 tensors are widened exactly to float32."""
-    with safe_open(str(path), "np") as f:
-        meta = f.metadata() or {}
-    if meta.get("format") != "1":
-        raise SystemExit(f"{path}: not a format-1 cross-encoder adapter (metadata {meta})")
-    return {k: v.astype(np.float32) for k, v in load_file(str(path)).items()}, meta
-
-
-def apply(base: dict, adapter: dict):
-    """Base weights with the adapter's full changes added, and the low-rank factors by weight."""
-    w = dict(base)
-    lora = {}
-    for key, value in adapter.items():
-        if key.endswith(".delta"):
-            name = key[: -len(".delta")]
-            if name not in w or w[name].shape != value.shape:
-                raise SystemExit(f"adapter tensor {key} does not fit the base weights")
-            w[name] = (w[name] + value).astype(np.float32)
-        elif key.endswith(".lora_a"):
-            name = key[: -len(".lora_a")]
-            b = adapter.get(name + ".lora_b")
-            if name not in w or b is None or b.shape[0] != w[name].shape[0] or value.shape[1] != w[name].shape[1]:
-                raise SystemExit(f"adapter factors of {name} do not fit the base weights")
-            lora[name] = (value, b)
-    return w, lora
 
 
 def build(model_dir: Path, adapter_path: Path) -> onnx.ModelProto:

@@ -38,45 +38,8 @@ from safetensors.numpy import load_file, save_file
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[3]
 OUT = ROOT / "models" / "ordering"
-
-
-def compress(ft: dict, base: dict, rank: int) -> dict:
-    """The adapter tensors (see the module docs) from fine-tuned and base weights."""
-    out = {}
-    for key, value in ft.items():
-        if key.startswith("out."):
-            out["head." + key[4:]] = value.numpy().astype(np.float32).reshape(-1)
-            continue
-        name = key.removeprefix("bert.")
-        if name not in base:
-            raise SystemExit(f"{key}: not in the base weights")
-        if "word_embeddings" in name:
-            continue
-        delta = value.double() - torch.from_numpy(base[name]).double()
-        if delta.dim() == 2 and name.startswith("encoder."):
-            u, s, vh = torch.linalg.svd(delta, full_matrices=False)
-            out[name + ".lora_b"] = (u[:, :rank] * s[:rank]).numpy().astype(np.float16)
-            out[name + ".lora_a"] = vh[:rank].numpy().astype(np.float16)
-        else:
-            out[name + ".delta"] = delta.numpy().astype(np.float16)
-    # Row-major copies: SVD factors come back column-major, and safetensors stores raw buffers.
-    return {k: np.ascontiguousarray(v) for k, v in out.items()}
-
-
-def merged(adapter: dict, base: dict) -> dict:
-    """The fine-tuned model's weights as the adapter gives them (for the reference logits)."""
-    w = {k: torch.from_numpy(v.astype(np.float32)) for k, v in base.items()}
-    for key, value in adapter.items():
-        t = torch.from_numpy(value.astype(np.float32))
-        if key.endswith(".delta"):
-            w[key[: -len(".delta")]] += t
-        elif key.endswith(".lora_b"):
-            name = key[: -len(".lora_b")]
-            w[name] += t @ torch.from_numpy(adapter[name + ".lora_a"].astype(np.float32))
-    sd = {"bert." + k: v for k, v in w.items() if not k.startswith("pooler.") and k != "embeddings.position_ids"}
-    sd["out.weight"] = torch.from_numpy(adapter["head.weight"]).reshape(len(adapter["head.bias"]), -1)
-    sd["out.bias"] = torch.from_numpy(adapter["head.bias"])
-    return sd
+sys.path.insert(0, str(ROOT / "models" / "train" / "ordering"))
+from lowrank import compress, merged  # noqa: E402
 
 
 def fixture_pairs():

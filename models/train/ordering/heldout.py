@@ -1,7 +1,6 @@
 """A second, larger dev measurement for the sentence level: 500 dev paragraphs of 4–10 sentences
 that are not first paragraphs (a fixed random sample, seed 0), beside the 97 dev abstracts that
-tune.py uses. One abstract is one point of PMR, so model choices need this sample too
-(docs/ordering.md, "A successor output").
+weight_search.py uses. One abstract is one point of PMR, so model choices need this sample too.
 
   heldout.py NAME ONNX WEIGHTS_JSON    figures on the 500 paragraphs for each named weight set,
                                        e.g. '{"shipped": {...}, "alone": {"cross_precedence": 1}}';
@@ -10,7 +9,7 @@ tune.py uses. One abstract is one point of PMR, so model choices need this sampl
                                        figures on each, and 2-fold over the abstracts (the
                                        paragraphs always in the fitting set)
 
-Cross-encoder logits are cached in target/xenc/heldout-NAME-*.npz. Needs models/train/.venv, the
+Set-model logits are cached in target/xenc/heldout-NAME-*.npz. Needs models/train/.venv, the
 sentence head's parameters (target/ordering/params-sentence.npz) and the dev embedding caches.
 """
 import json
@@ -21,11 +20,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import data  # noqa: E402
 import decode  # noqa: E402
 import train as T  # noqa: E402
-import tune as TU  # noqa: E402
+import weight_search as TU  # noqa: E402
 
 SAMPLE = 500
 

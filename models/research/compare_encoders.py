@@ -2,7 +2,7 @@
 """Compare sentence encoders for Segue's `embedding` scorer: quality on dev data, and speed.
 
 One run measures every encoder given, on the same data and the same seeded degradations, so the
-figures are comparable (docs/models.md, "Larger encoders", has the results and the command).
+figures are comparable (docs/research-log.md, 2026-11-23, has the results).
 
 Quality (dev split only; never a test split): a fixed subset of the dev corpus (every --every-th
 document, from the first; every source is covered). For each document, degraded orders are drawn

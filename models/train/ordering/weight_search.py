@@ -1,14 +1,14 @@
-"""Sets the cross-encoder's weights in the sentence level's order objective, on dev, and writes them
-to models/ordering/ordering.json (`cross`).
+"""The search of the order objective's weights with a set model's terms, on dev; reader/tune.py
+uses it for the paragraph reader (its `with_cross`, `KEYS`, `NEXT_KEYS`, `two_fold`, `rounded`).
 
-The cross-encoder is the installed ONNX export (models/onnx/cross/model.onnx, made by
-models/install from the committed adapter), run here with ONNX Runtime exactly as Segue runs it:
-the logit X[i][j] of "i before j" for every ordered pair of a set, symmetrised into
-xprec[i][j] = log σ((X[i][j] − X[j][i]) / 2). The objective gains the same two terms the head's
-precedence has (train.py's chain_matrix): w.cross_precedence·xprec of adjacent units and a Borda
-potential w.cross_borda·Σ_j (xprec[i][j] − xprec[j][i]). When the export also has the successor
-output `next` (logit N[i][j] of "j directly follows i"), a third term w.cross_next·xnext of
-adjacent units, xnext[i] = log-softmax of N[i][j] over j ≠ i.
+A set model gives the logit X[i][j] of "i before j" for every ordered pair of a set, symmetrised
+into xprec[i][j] = log σ((X[i][j] − X[j][i]) / 2). The objective gains the same two terms the
+head's precedence has (train.py's chain_matrix): w.cross_precedence·xprec of adjacent units and a
+Borda potential w.cross_borda·Σ_j (xprec[i][j] − xprec[j][i]); with a successor output (logit
+N[i][j] of "j directly follows i"), a third term w.cross_next·xnext of adjacent units, xnext[i] =
+log-softmax of N[i][j] over j ≠ i. (The `cross_*` names are the metadata's; Segue calls them the
+reader's terms.) Run on its own, this script tunes a pair export at models/onnx/cross/model.onnx,
+which Segue no longer ships (models/research/ordering-cross/).
 
 The weights are searched on the dev abstracts by train.py's coordinate ascent, starting from the
 head's own dev weights. Because the head's weights were also set on these abstracts, the script
@@ -17,7 +17,7 @@ of the abstracts, measured on the other, both ways, pooled).
 
 Needs: the sentence head's parameters (target/ordering/params-sentence.npz, written by train.py)
 and the dev embeddings cache. Run with models/train/.venv after `models/install`:
-  models/train/.venv/bin/python models/train/ordering/cross/tune.py [--no-write]
+  models/train/.venv/bin/python models/train/ordering/weight_search.py [--no-write]
 (--no-write prints the figures and leaves ordering.json alone).
 """
 import hashlib
@@ -29,7 +29,7 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import data  # noqa: E402
 import decode  # noqa: E402
 import train as T  # noqa: E402

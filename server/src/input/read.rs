@@ -46,7 +46,7 @@ pub enum ReadError {
 }
 
 /// What a file held when it was read: enough to tell, before writing it back, whether it
-/// changed since (see [`crate::cli::write`]).
+/// changed since (the CLI's `--write` checks it before replacing a file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
     /// Size in bytes.

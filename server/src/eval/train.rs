@@ -18,11 +18,11 @@
 //! log-odds then feed the combined model, fitted on the same samples. Each level has its own
 //! weights. Training is deterministic for a seed and runs on all cores.
 
-use super::entity_grid::{self, EntityGridWeights, Grid};
-use super::logistic::Logistic;
-use super::tier0::{self, Tier0, Tier0Weights};
-use super::{Level, Unit};
-use crate::eval::data::CorpusDoc;
+use super::data::CorpusDoc;
+use crate::score::entity_grid::{self, EntityGridWeights, Grid};
+use crate::score::logistic::Logistic;
+use crate::score::tier0::{self, Tier0, Tier0Weights};
+use crate::score::{Level, Unit};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -1,0 +1,81 @@
+//! What the subcommands share: the scorer set for a tier choice, the scorer a command reports or
+//! judges reorders with, and a file read and parsed for `score` and `reorder`.
+
+use crate::config::TierChoice;
+use crate::input::read::{read_file, FileText};
+use crate::model::ModelOptions;
+use crate::score::registry;
+use crate::score::{Scorer, ScorerSet};
+use crate::text::{parse, Format};
+use anyhow::{bail, Context};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The scorers available for a tier choice, with model options from the user's own settings
+/// (the flags, the user settings file, the environment: [`super::user::model_options`]); see
+/// [`scorers_with`].
+pub fn scorers_for(tier: TierChoice) -> anyhow::Result<ScorerSet> {
+    scorers_with(
+        tier,
+        &super::user::model_options(super::user::user_config()),
+    )
+}
+
+/// The scorers available for a tier choice: tier 0 always; with `auto` or `1` also the tier-1
+/// scorers when the encoder loads ([`crate::score::registry::add_models`]; one line on stderr per
+/// model says where it runs). `auto` without a working model falls back to tier 0 with a warning
+/// on stderr; `1` without one is an error naming the fix.
+pub fn scorers_with(tier: TierChoice, options: &ModelOptions) -> anyhow::Result<ScorerSet> {
+    let mut set = ScorerSet::builtin();
+    if tier == TierChoice::Builtin {
+        return Ok(set);
+    }
+    match registry::add_models(&mut set, options, &|line| eprintln!("segue: {line}")) {
+        Ok(()) => Ok(set),
+        Err(e) if tier == TierChoice::Auto => {
+            eprintln!("segue: warning: {e}; using the built-in (tier 0) scorers");
+            Ok(set)
+        }
+        Err(e) => bail!("tier 1 needs the models: {e}"),
+    }
+}
+
+/// The scorer whose findings are reported.
+/// By default the best available: [`registry::default_scorer`].
+pub fn reporting_scorer(set: &ScorerSet, name: Option<&str>) -> anyhow::Result<Arc<dyn Scorer>> {
+    named_scorer(set, name.unwrap_or_else(|| registry::default_scorer(set)))
+}
+
+/// The scorer that judges reorders: `name`, by default the best one loaded
+/// ([`registry::default_order_scorer`]; the language server's code actions use the same default).
+pub fn order_scorer(set: &ScorerSet, name: Option<&str>) -> anyhow::Result<Arc<dyn Scorer>> {
+    named_scorer(
+        set,
+        name.unwrap_or_else(|| registry::default_order_scorer(set)),
+    )
+}
+
+fn named_scorer(set: &ScorerSet, name: &str) -> anyhow::Result<Arc<dyn Scorer>> {
+    if set.get(name).is_none() && registry::MODEL_SCORERS.contains(&name) {
+        bail!(
+            "the scorer `{name}` needs the tier 1 models, which did not load (see the warning \
+             above); run `models/install` and use `--tier 1`, or pick one of: {}",
+            set.names().join(", ")
+        );
+    }
+    set.get(name).with_context(|| {
+        format!(
+            "no scorer named `{name}`; available: {}",
+            set.names().join(", ")
+        )
+    })
+}
+
+/// Reads the file at `path` ([`read_file`]: a regular file, at most
+/// [`crate::input::read::MAX_FILE_BYTES`], text) and parses it in the format its extension names
+/// (plain text otherwise), as `segue score` and `segue reorder` do; the error names the file.
+pub fn read_document(path: &Path) -> anyhow::Result<(FileText, crate::text::Document)> {
+    let file = read_file(path).with_context(|| path.display().to_string())?;
+    let doc = parse(&file.text, Format::from_path(path).unwrap_or(Format::Plain));
+    Ok((file, doc))
+}
