@@ -379,6 +379,11 @@ impl Session {
                 return;
             }
         }
+        // The version is analysed: hand the memory its runs freed back to the system while no
+        // other analysis runs (`memory::release_free`).
+        if self.running.load(Ordering::SeqCst) == 0 {
+            let _ = tokio::task::spawn_blocking(super::memory::release_free).await;
+        }
     }
 
     /// Runs one stage and publishes its result; `false` when it was cancelled.
@@ -433,7 +438,14 @@ impl Session {
                 calibration,
                 sensitivity: resolved_job.config.sensitivity,
             };
-            let analyzed = lock(&engine).run(&job, generation, &cancelled)?;
+            // A newer edit stops the models too, between two inference batches.
+            let token = {
+                let counter = counter.clone();
+                crate::model::CancelToken::new(move || counter.load(Ordering::SeqCst) != generation)
+            };
+            let analyzed = crate::model::cancel::scope(Some(token), || {
+                lock(&engine).run(&job, generation, &cancelled)
+            })?;
             let diagnostics = diagnostics(&analyzed, &uri, resolved_job.config.severity);
             Ok(Snapshot {
                 analyzed,

@@ -225,7 +225,7 @@ impl CrossEncoder {
         order.sort_by_key(|&i| encodings[i].get_ids().len());
         let mut out = vec![PairLogits::default(); encodings.len()];
         for batch in order.chunks(BATCH) {
-            super::check_abandoned()?;
+            super::cancel::check()?;
             let padded = PaddedBatch::new(&encodings, batch);
             let shape = padded.shape();
             let tensor =

@@ -239,7 +239,7 @@ impl ParagraphReader {
             model: "paragraph reader".into(),
             message,
         };
-        super::check_abandoned()?;
+        super::cancel::check()?;
         let n = sentences.len();
         let tokens = sentences
             .iter()
