@@ -243,7 +243,7 @@ fn soak(cache: Option<&str>, done: impl Fn(usize, Duration) -> bool) -> Soak {
         .map(str::to_string)
         .collect();
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    let mut rng = Rng(0x5eed_0f_5e9e);
+    let mut rng = Rng(0x005e_ed0f_5e9e);
     let pid = c.pid();
     let start = Instant::now();
     let start_mib = rss_mib(pid);
