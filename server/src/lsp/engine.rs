@@ -248,8 +248,8 @@ impl Engine {
         let paragraph_plan = self.plan(job, Level::Paragraph, &paragraph_units, &paragraph_all);
         // The two levels are independent: prepare and score them in parallel, each with the
         // job's model cancellation token (it is per thread).
-        let token = crate::model::cancel::current;
-        let (sentence_token, paragraph_token) = (token(), token());
+        let sentence_token = crate::model::cancel::current();
+        let paragraph_token = sentence_token.clone();
         let (sentence_new, paragraph_new) = rayon::join(
             || scope(sentence_token, || compute(scorer, &sentence_plan, &check)),
             || scope(paragraph_token, || compute(scorer, &paragraph_plan, &check)),
