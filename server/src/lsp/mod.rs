@@ -13,7 +13,8 @@
 //!   after malformed input; [`transport`]: the guard that forwards only well-formed frames to the
 //!   JSON-RPC layer; [`lifecycle`]: a reply for every request, and a bounded end after `exit` or
 //!   the end of input; [`logging`]: stderr (`RUST_LOG`) and `window/logMessage`; [`memory`]:
-//!   the allocator set-up that keeps a long session's heap from fragmenting.
+//!   the allocator set-up that keeps a long session's heap from fragmenting; [`window`]: the
+//!   bounded window a huge document is analysed in.
 //!
 //! Only this module speaks LSP; it reads the text, score and order modules as plain data. See
 //! docs/lsp.md for the user-facing behaviour.
@@ -32,6 +33,7 @@ pub mod memory;
 pub mod server;
 pub mod settings;
 pub mod transport;
+pub mod window;
 
 use std::sync::Arc;
 use tower_lsp_server::{LspService, Server};

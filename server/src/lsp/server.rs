@@ -26,6 +26,7 @@ use super::document::TextDocument;
 use super::engine::{empty, Analyzed, Cancelled, ContextPolicy, Engine, Job};
 use super::hover::hover;
 use super::settings::{ModelsState, Resolved, SettingsStore};
+use super::window;
 use crate::cli::read::MAX_FILE_BYTES;
 use crate::config::TierChoice;
 use crate::model::ModelOptions;
@@ -283,6 +284,17 @@ impl Session {
         }
     }
 
+    /// Shows the window notice `message` about the document `uri` once (until the settings change)
+    /// (`window/showMessage`, type Info), and logs it.
+    async fn inform_once(&self, uri: &Uri, message: String) {
+        if lock(&self.shown).insert(format!("window {}", uri.as_str())) {
+            info!("{message}");
+            self.client
+                .show_message(MessageType::INFO, format!("Segue: {message}"))
+                .await;
+        }
+    }
+
     /// URIs of the open documents.
     pub fn open_uris(&self) -> Vec<Uri> {
         lock(&self.docs).keys().cloned().collect()
@@ -420,6 +432,10 @@ impl Session {
         let format = p.format;
         let resolved_job = resolved.clone();
         let job_scorer = scorer.clone();
+        let name = p.path.as_deref().and_then(Path::file_name).map_or_else(
+            || p.uri.as_str().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         let guard = RunningGuard::new(&self.running);
         let result = tokio::task::spawn_blocking(move || {
             let _running = guard;
@@ -427,9 +443,13 @@ impl Session {
             if cancelled() {
                 return Err(Cancelled);
             }
+            // A huge document is analysed in a bounded window (`window`), with a notice.
+            let (text, windowed) = window::analysed_text(&job_rope, window::window_bytes());
+            let notice = (windowed && skip.is_none())
+                .then(|| window::notice(&name, job_rope.len_bytes(), &text));
             let job = Job {
                 version,
-                text: Arc::from(job_rope.to_string()),
+                text: Arc::from(text),
                 format,
                 skip,
                 policy: ContextPolicy::for_scorer(job_scorer.name()),
@@ -447,14 +467,22 @@ impl Session {
                 lock(&engine).run(&job, generation, &cancelled)
             })?;
             let diagnostics = diagnostics(&analyzed, &uri, resolved_job.config.severity);
-            Ok(Snapshot {
-                analyzed,
-                diagnostics,
-            })
+            Ok((
+                Snapshot {
+                    analyzed,
+                    diagnostics,
+                },
+                notice,
+            ))
         })
         .await;
         let snapshot = match result {
-            Ok(Ok(s)) => s,
+            Ok(Ok((s, notice))) => {
+                if let Some(notice) = notice {
+                    self.inform_once(&p.uri, notice).await;
+                }
+                s
+            }
             Ok(Err(Cancelled)) => {
                 debug!(
                     "{} v{}: analysis cancelled by a newer edit",
