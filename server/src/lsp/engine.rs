@@ -19,12 +19,16 @@
 //! Either way a run gives the same scores as `analyze` on the same text (tested), so the editor and
 //! `segue check` agree. Cancellation is cooperative: the caller passes a closure that says whether a
 //! newer edit superseded this run; it is checked between stages and every [`CANCEL_CHECK_EVERY`]
-//! scored transitions.
+//! scored transitions. Inside a tier-1 scorer, the models check the [`crate::model::CancelToken`]
+//! the caller installed with [`crate::model::cancel::scope`] before every inference batch (the
+//! engine passes it on to the threads it scores the levels on), so a superseded model stage stops
+//! after the batch in progress.
 //!
 //! The result, [`Analyzed`], is an immutable snapshot shared by diagnostics, hover and code actions;
 //! reorder proposals ([`crate::order::reorder`], shared with `segue reorder`) are computed on
 //! first request and memoized in it.
 
+use crate::model::cancel::scope;
 use crate::order::reorder::propose;
 pub use crate::order::reorder::{Container, Proposal};
 use crate::score::analysis::{
@@ -224,10 +228,13 @@ impl Engine {
         let paragraph_all = with_skips(&paragraph_pairs);
         let sentence_plan = self.plan(job, Level::Sentence, &sentence_units, &sentence_all);
         let paragraph_plan = self.plan(job, Level::Paragraph, &paragraph_units, &paragraph_all);
-        // The two levels are independent: prepare and score them in parallel.
+        // The two levels are independent: prepare and score them in parallel, each with the
+        // job's model cancellation token (it is per thread).
+        let sentence_token = crate::model::cancel::current();
+        let paragraph_token = sentence_token.clone();
         let (sentence_new, paragraph_new) = rayon::join(
-            || compute(scorer, &sentence_plan, &check),
-            || compute(scorer, &paragraph_plan, &check),
+            || scope(sentence_token, || compute(scorer, &sentence_plan, &check)),
+            || scope(paragraph_token, || compute(scorer, &paragraph_plan, &check)),
         );
         let (sentence_new, sentence_doc) = sentence_new?;
         let (paragraph_new, paragraph_doc) = paragraph_new?;
@@ -237,10 +244,20 @@ impl Engine {
         let mut whole = Whole::new();
         let mut figures = Figures::new();
         let (sentence_intrusion, paragraph_intrusion) = if needs_documents(scorer) {
-            let sentence = self.document(scorer, Level::Sentence, &sentence_units, sentence_doc);
-            check()?;
-            let paragraph =
-                self.document(scorer, Level::Paragraph, &paragraph_units, paragraph_doc);
+            let sentence = self.document(
+                scorer,
+                Level::Sentence,
+                &sentence_units,
+                sentence_doc,
+                &check,
+            )?;
+            let paragraph = self.document(
+                scorer,
+                Level::Paragraph,
+                &paragraph_units,
+                paragraph_doc,
+                &check,
+            )?;
             for (level, doc) in [(Level::Sentence, &sentence), (Level::Paragraph, &paragraph)] {
                 whole.extend(doc.whole.map(|w| (level, w)));
                 figures.extend(doc.figures.iter().map(|&(k, v)| (level, k, v)));
@@ -300,13 +317,16 @@ impl Engine {
     /// while no unit text at that level changed, else `computed` (scored from the table this run
     /// prepared for the level's transitions, when it prepared the whole level), else from a freshly
     /// prepared table (the encoder's own cache makes that cheap: only changed units are embedded).
+    /// A table prepared while the run was cancelled is not kept (its model may have stopped
+    /// mid-way and fallen back).
     fn document(
         &mut self,
         scorer: &dyn Scorer,
         level: Level,
         units: &[Unit<'_>],
         computed: Option<DocumentScores>,
-    ) -> DocumentScores {
+        check: &dyn Fn() -> Result<(), Cancelled>,
+    ) -> Result<DocumentScores, Cancelled> {
         let mut h = DefaultHasher::new();
         for u in units {
             unit_hash(u).hash(&mut h);
@@ -314,11 +334,12 @@ impl Engine {
         let key = h.finish();
         if let Some(c) = self.documents.get(&level) {
             if c.scorer == scorer.name() && c.units == key {
-                return c.scores.clone();
+                return Ok(c.scores.clone());
             }
         }
         let scores = computed
             .unwrap_or_else(|| DocumentScores::of(scorer.prepare(units, level).as_ref(), level));
+        check()?;
         self.documents.insert(
             level,
             CachedDocument {
@@ -327,7 +348,7 @@ impl Engine {
                 scores: scores.clone(),
             },
         );
-        scores
+        Ok(scores)
     }
 
     /// Looks the transitions `pairs` (index pairs into `units`) up in the cache.

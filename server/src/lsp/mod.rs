@@ -12,7 +12,9 @@
 //! - [`convert`]: spans ↔ LSP ranges; [`frame`]: `Content-Length` framing that resynchronises
 //!   after malformed input; [`transport`]: the guard that forwards only well-formed frames to the
 //!   JSON-RPC layer; [`lifecycle`]: a reply for every request, and a bounded end after `exit` or
-//!   the end of input; [`logging`]: stderr (`RUST_LOG`) and `window/logMessage`.
+//!   the end of input; [`logging`]: stderr (`RUST_LOG`) and `window/logMessage`; [`memory`]:
+//!   the allocator set-up that keeps a long session's heap from fragmenting; [`window`]: the
+//!   bounded window a huge document is analysed in.
 //!
 //! Only this module speaks LSP; it reads the text, score and order modules as plain data. See
 //! docs/lsp.md for the user-facing behaviour.
@@ -27,9 +29,11 @@ pub mod frame;
 pub mod hover;
 pub mod lifecycle;
 pub mod logging;
+pub mod memory;
 pub mod server;
 pub mod settings;
 pub mod transport;
+pub mod window;
 
 use std::sync::Arc;
 use tower_lsp_server::{LspService, Server};
@@ -51,7 +55,11 @@ const CONCURRENCY: usize = 32;
 /// 0 when `shutdown` came before `exit` or the end of input, 1 otherwise. Whatever is pending then
 /// is abandoned: the process is gone within [`lifecycle::GRACE`] + [`lifecycle::DRAIN`].
 pub fn run(_args: ServeArgs) -> anyhow::Result<u8> {
+    let capped = memory::limit_arenas();
     logging::init();
+    if capped {
+        tracing::debug!("malloc arenas capped at {}", memory::ARENAS);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("segue-lsp")

@@ -26,6 +26,7 @@ use super::document::TextDocument;
 use super::engine::{empty, Analyzed, Cancelled, Engine, Job};
 use super::hover::hover;
 use super::settings::{ModelsState, Resolved, SettingsStore};
+use super::window;
 use crate::config::TierChoice;
 use crate::input::read::MAX_FILE_BYTES;
 use crate::model::ModelOptions;
@@ -283,6 +284,17 @@ impl Session {
         }
     }
 
+    /// Shows the window notice `message` about the document `uri` once (until the settings change)
+    /// (`window/showMessage`, type Info), and logs it.
+    async fn inform_once(&self, uri: &Uri, message: String) {
+        if lock(&self.shown).insert(format!("window {}", uri.as_str())) {
+            info!("{message}");
+            self.client
+                .show_message(MessageType::INFO, format!("Segue: {message}"))
+                .await;
+        }
+    }
+
     /// URIs of the open documents.
     pub fn open_uris(&self) -> Vec<Uri> {
         lock(&self.docs).keys().cloned().collect()
@@ -379,6 +391,11 @@ impl Session {
                 return;
             }
         }
+        // The version is analysed: hand the memory its runs freed back to the system while no
+        // other analysis runs (`memory::release_free`).
+        if self.running.load(Ordering::SeqCst) == 0 {
+            let _ = tokio::task::spawn_blocking(super::memory::release_free).await;
+        }
     }
 
     /// Runs one stage and publishes its result; `false` when it was cancelled.
@@ -415,6 +432,10 @@ impl Session {
         let format = p.format;
         let resolved_job = resolved.clone();
         let job_scorer = scorer.clone();
+        let name = p.path.as_deref().and_then(Path::file_name).map_or_else(
+            || p.uri.as_str().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         let guard = RunningGuard::new(&self.running);
         let result = tokio::task::spawn_blocking(move || {
             let _running = guard;
@@ -422,9 +443,13 @@ impl Session {
             if cancelled() {
                 return Err(Cancelled);
             }
+            // A huge document is analysed in a bounded window (`window`), with a notice.
+            let (text, windowed) = window::analysed_text(&job_rope, window::window_bytes());
+            let notice = (windowed && skip.is_none())
+                .then(|| window::notice(&name, job_rope.len_bytes(), &text));
             let job = Job {
                 version,
-                text: Arc::from(job_rope.to_string()),
+                text: Arc::from(text),
                 format,
                 skip,
                 policy: job_scorer.context_policy(),
@@ -433,16 +458,31 @@ impl Session {
                 calibration,
                 sensitivity: resolved_job.config.sensitivity,
             };
-            let analyzed = lock(&engine).run(&job, generation, &cancelled)?;
+            // A newer edit stops the models too, between two inference batches.
+            let token = {
+                let counter = counter.clone();
+                crate::model::CancelToken::new(move || counter.load(Ordering::SeqCst) != generation)
+            };
+            let analyzed = crate::model::cancel::scope(Some(token), || {
+                lock(&engine).run(&job, generation, &cancelled)
+            })?;
             let diagnostics = diagnostics(&analyzed, &uri, resolved_job.config.severity);
-            Ok(Snapshot {
-                analyzed,
-                diagnostics,
-            })
+            Ok((
+                Snapshot {
+                    analyzed,
+                    diagnostics,
+                },
+                notice,
+            ))
         })
         .await;
         let snapshot = match result {
-            Ok(Ok(s)) => s,
+            Ok(Ok((s, notice))) => {
+                if let Some(notice) = notice {
+                    self.inform_once(&p.uri, notice).await;
+                }
+                s
+            }
             Ok(Err(Cancelled)) => {
                 debug!(
                     "{} v{}: analysis cancelled by a newer edit",

@@ -229,7 +229,7 @@ impl Encoder {
         let mut out: Vec<Option<Vector>> = vec![None; encodings.len()];
         let dim = self.spec.dim;
         for batch in order.chunks(batch_size.max(1)) {
-            super::check_abandoned()?;
+            super::cancel::check()?;
             let padded = PaddedBatch::new(&encodings, batch);
             let shape = padded.shape();
             let ids = Tensor::from_array((shape, padded.ids)).map_err(|e| fail(e.to_string()))?;

@@ -20,11 +20,13 @@
 //!
 //! Loading is IO and may fail: every failure is a [`ModelError`] whose message names the fix
 //! (usually `models/install`); callers fall back to tier 0. Nothing here panics on missing or corrupt
-//! files, and nothing is ever fetched from the network. A process about to exit calls [`abandon`]:
-//! inference in flight then stops at its next batch.
+//! files, and nothing is ever fetched from the network. [`cancel`] stops inference in flight at its
+//! next batch: for the whole process about to exit ([`abandon`]), or for one job that a newer edit
+//! superseded ([`CancelToken`]).
 
 mod batch;
 pub mod cache;
+pub mod cancel;
 pub mod encoder;
 pub mod files;
 pub mod graph;
@@ -33,6 +35,7 @@ pub mod runtime;
 mod session;
 
 pub use cache::{CacheStats, EmbeddingCache};
+pub use cancel::{abandon, abandoned, CancelToken};
 pub use encoder::{Encoder, EncoderInfo};
 pub use files::{ModelSpec, MINILM};
 pub use graph::{Graph, GraphInput};
@@ -41,31 +44,7 @@ pub use runtime::{LibrarySource, Provider, Runtime};
 
 use crate::config::Device;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-
-static ABANDONED: AtomicBool = AtomicBool::new(false);
-
-/// Stops all model inference in this process, for a process about to exit (`segue serve` after
-/// `shutdown`, `exit` or the end of its input): a run in progress ends before its next batch with
-/// [`ModelError::Abandoned`], and later runs fail at once. There is no undoing it.
-pub fn abandon() {
-    ABANDONED.store(true, Ordering::SeqCst);
-}
-
-/// Whether [`abandon`] was called (scorers then fall back without warning about it).
-pub fn abandoned() -> bool {
-    ABANDONED.load(Ordering::SeqCst)
-}
-
-/// `Err(ModelError::Abandoned)` once [`abandon`] was called; checked before every inference batch.
-fn check_abandoned() -> Result<(), ModelError> {
-    if abandoned() {
-        Err(ModelError::Abandoned)
-    } else {
-        Ok(())
-    }
-}
 
 /// What can go wrong while loading or running a model. Every message says how to fix it.
 #[derive(Debug, thiserror::Error)]
@@ -121,6 +100,9 @@ pub enum ModelError {
     /// Inference was stopped because the process is exiting ([`abandon`]).
     #[error("model inference was abandoned: the process is exiting")]
     Abandoned,
+    /// Inference was stopped because a newer job superseded this one ([`CancelToken`]).
+    #[error("model inference was cancelled: a newer edit superseded it")]
+    Cancelled,
     /// Reading a file failed.
     #[error("cannot read {path}: {source}")]
     Io {

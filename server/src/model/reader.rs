@@ -247,7 +247,7 @@ impl ParagraphReader {
             model: "paragraph reader".into(),
             message,
         };
-        super::check_abandoned()?;
+        super::cancel::check()?;
         let n = sentences.len();
         let tokens = sentences
             .iter()

@@ -671,7 +671,7 @@ impl Scorer for BbScore {
         match self.table(units, level) {
             Ok(table) => Box::new(table),
             Err(e) => {
-                if !crate::model::abandoned() && !self.warned.swap(true, Ordering::Relaxed) {
+                if !crate::model::cancel::stopped() && !self.warned.swap(true, Ordering::Relaxed) {
                     eprintln!("segue: warning: the {} scorer failed ({e}); scoring with `lexical` instead", self.name());
                 }
                 self.fallback.prepare(units, level)

@@ -233,7 +233,7 @@ impl Scorer for Embedding {
                 })
             }
             Err(e) => {
-                if !crate::model::abandoned() && !self.warned.swap(true, Ordering::Relaxed) {
+                if !crate::model::cancel::stopped() && !self.warned.swap(true, Ordering::Relaxed) {
                     eprintln!("segue: warning: the embedding scorer failed ({e}); scoring with `lexical` instead");
                 }
                 self.fallback.prepare(units, level)

@@ -297,7 +297,7 @@ impl Scorer for OrderingTerms {
                 lexical: self.scorer.fallback.prepare(units, level),
             }),
             Err(e) => {
-                if !crate::model::abandoned()
+                if !crate::model::cancel::stopped()
                     && !self.scorer.warned.swap(true, AtomicOrdering::Relaxed)
                 {
                     eprintln!("segue: warning: the ordering heads failed ({e}); their part of the score is left at 0");
@@ -401,7 +401,9 @@ impl Scorer for OrderingScorer {
                 lexical: self.fallback.prepare(units, level),
             }),
             Err(e) => {
-                if !crate::model::abandoned() && !self.warned.swap(true, AtomicOrdering::Relaxed) {
+                if !crate::model::cancel::stopped()
+                    && !self.warned.swap(true, AtomicOrdering::Relaxed)
+                {
                     eprintln!("segue: warning: the ordering scorer failed ({e}); scoring with `lexical` instead");
                 }
                 self.fallback.prepare(units, level)

@@ -59,7 +59,16 @@ pub struct RpcError {
 impl Client {
     /// Spawns the server with `RUST_LOG=segue=debug` and the given extra environment.
     pub fn spawn_with_env(env: &[(&str, &str)]) -> Client {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_segue"));
+        // `SEGUE_TEST_SERVER` runs the server through a wrapper (a heap profiler, say), which
+        // gets the server's path and arguments.
+        let mut cmd = match std::env::var_os("SEGUE_TEST_SERVER") {
+            Some(wrapper) => {
+                let mut c = Command::new(wrapper);
+                c.arg(env!("CARGO_BIN_EXE_segue"));
+                c
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_segue")),
+        };
         cmd.arg("serve")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -433,6 +442,11 @@ impl Client {
             }
             self.drain_for(Duration::from_millis(50));
         }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Whether the process is still running.
