@@ -59,7 +59,12 @@ pub struct RpcError {
 impl Client {
     /// Spawns the server with `RUST_LOG=segue=debug` and the given extra environment.
     pub fn spawn_with_env(env: &[(&str, &str)]) -> Client {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_segue"));
+        Client::spawn_binary(Path::new(env!("CARGO_BIN_EXE_segue")), env)
+    }
+
+    /// [`Client::spawn_with_env`] for another build of the server (benchmarks compare builds).
+    pub fn spawn_binary(binary: &Path, env: &[(&str, &str)]) -> Client {
+        let mut cmd = Command::new(binary);
         cmd.arg("serve")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
