@@ -918,7 +918,6 @@ mod tests {
         fn matches_analyze_after_random_edit_sequences(seed in 0u64..u64::MAX) {
             use rand::SeedableRng;
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-            let set = ScorerSet::builtin();
             for name in ["tier0", "entity-grid", "lexical"] {
                 let policy = ContextPolicy::for_scorer(name);
                 let mut engine = Engine::new();
