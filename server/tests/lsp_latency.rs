@@ -33,9 +33,28 @@ use std::time::{Duration, Instant};
 
 const EDITS: usize = 60;
 
+/// The document: `SEGUE_BENCH_DOC` (a Markdown file; `tests/bench/run` passes the benchmark
+/// documents), else `tests/fixtures/bench-10k.md`.
+fn doc_path() -> PathBuf {
+    std::env::var_os("SEGUE_BENCH_DOC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/bench-10k.md")
+        })
+}
+
 fn doc() -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/bench-10k.md");
-    std::fs::read_to_string(path).expect("bench document")
+    std::fs::read_to_string(doc_path()).expect("bench document")
+}
+
+/// The scorers of the keystroke rows: `SEGUE_BENCH_SCORERS` (comma-separated), else `tier0` and
+/// `lexical`.
+fn scorers() -> Vec<String> {
+    std::env::var("SEGUE_BENCH_SCORERS")
+        .unwrap_or_else(|_| "tier0,lexical".into())
+        .split(',')
+        .map(str::to_string)
+        .collect()
 }
 
 /// Lines that are prose (not headings, not blank), as edit targets.
@@ -95,7 +114,14 @@ fn engine_log(tail: &str) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
 fn run(scorer: &str, pull: bool) {
     let text = doc();
     let lines = prose_lines(&text);
-    let mut c = Client::spawn();
+    // `SEGUE_BENCH_BIN` runs another build of the server (an earlier commit's, for a same-run
+    // comparison).
+    let bin = std::env::var("SEGUE_BENCH_BIN").unwrap_or_default();
+    let mut c = if bin.is_empty() {
+        Client::spawn()
+    } else {
+        Client::spawn_binary(std::path::Path::new(&bin), &[])
+    };
     let options = json!({"debounce": 0, "scorer": scorer});
     if pull {
         c.config = options.clone();
@@ -103,7 +129,7 @@ fn run(scorer: &str, pull: bool) {
     } else {
         c.initialize(push_caps(), None, Some(options));
     }
-    let uri = scratch_uri("bench-10k.md");
+    let uri = scratch_uri("bench.md");
     let opened = Instant::now();
     c.open(&uri, "markdown", 1, &text);
     let first = if pull {
@@ -177,8 +203,12 @@ fn run(scorer: &str, pull: bool) {
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn keystroke_to_diagnostics_latency() {
     let words = doc().split_whitespace().count();
+    let name = doc_path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     println!(
-        "\nbench-10k.md: {words} words; {EDITS} single-character edits per row; times in ms; {}",
+        "\n{name}: {words} words; {EDITS} single-character edits per row; times in ms; {}",
         if cfg!(debug_assertions) {
             "DEBUG build (use --release)"
         } else {
@@ -187,9 +217,9 @@ fn keystroke_to_diagnostics_latency() {
     );
     println!("| scorer | mode | median | p95 | max | analysis median | analysis p95 | scored / reused (median) | findings | first open |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for scorer in ["tier0", "lexical"] {
+    for scorer in scorers() {
         for pull in [false, true] {
-            run(scorer, pull);
+            run(&scorer, pull);
         }
     }
     // Settle: give the last server time to exit before the process ends.

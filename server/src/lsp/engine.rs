@@ -10,10 +10,20 @@
 //!   missed pairs, so an edit re-scores just the transitions into and out of the edited units;
 //! - for a scorer that reads document-wide statistics ([`ContextPolicy::Document`]: `tier0` and
 //!   `entity-grid` use entity salience and rarity over all units of the level, and unknown scorers
-//!   are assumed to), the context is a hash of every unit text at that level, so a cached score is
-//!   reused only while no unit at that level changed, and a miss prepares the full level, exactly
-//!   as [`crate::score::analysis::analyze`] does. Edits that change no unit text (markup, code
-//!   blocks, whitespace, line wrapping, a disable comment) re-score nothing.
+//!   are assumed to), the context is the two units' fingerprints when the scorer gives them
+//!   ([`Scorer::unit_contexts`]: `tier0` hashes, per unit, the level statistics its words read),
+//!   else a hash of every unit text at that level. With fingerprints an edit re-scores the
+//!   transitions around the edited unit and those of units whose words' statistics it changed;
+//!   without, every transition of a level in which a unit changed. A miss prepares the full
+//!   level, exactly as [`crate::score::analysis::analyze`] does (cheap after the first run: the
+//!   scorers memoize what they read from each sentence and unit, [`crate::score::memo`]). Edits
+//!   that change no unit text (markup, code blocks, whitespace, line wrapping, a disable comment)
+//!   re-score nothing.
+//!
+//! Only the judged transitions carry a reason; the skip pairs, and the pairs within
+//! [`intrusion::REACH`] that window intrusion scores read ([`IntrusionSource::Window`], `tier0`'s
+//! paragraph model), are cached by score alone, and those intrusion scores are computed from the
+//! cached scores rather than from a table of the whole level.
 //!
 //! The sentence and paragraph levels are prepared and scored in parallel (`rayon::join`).
 //! Either way a run gives the same scores as `analyze` on the same text (tested), so the editor and
@@ -37,10 +47,10 @@ use crate::score::analysis::{
 };
 use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
 use crate::score::novelty::novelty;
-use crate::score::{Level, Pairwise, Reason, Scorer, Unit};
+use crate::score::{intrusion, IntrusionSource, Level, Pairwise, Reason, Scorer, Unit};
 use crate::text::{parse, Document, Format, LineIndex};
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -146,7 +156,8 @@ struct PairKey {
 #[derive(Debug, Clone)]
 struct CachedPair {
     score: f64,
-    reason: Reason,
+    /// `None` for pairs scored without their reason (skip and window pairs).
+    reason: Option<Reason>,
     last_run: u64,
 }
 
@@ -223,11 +234,22 @@ impl Engine {
         let sentence_pairs = sentence_pairs(&document, &sentence_refs);
         let (paragraph_refs, paragraph_units) = paragraph_units(&document);
         let paragraph_pairs = paragraph_pairs(&document, &paragraph_refs);
-        // Score the adjacent pairs and the skip pairs (a unit left out) in one plan per level.
-        let sentence_all = with_skips(&sentence_pairs);
-        let paragraph_all = with_skips(&paragraph_pairs);
-        let sentence_plan = self.plan(job, Level::Sentence, &sentence_units, &sentence_all);
-        let paragraph_plan = self.plan(job, Level::Paragraph, &paragraph_units, &paragraph_all);
+        // Score the adjacent pairs, the skip pairs (a unit left out) and, for intrusion scores
+        // made from transitions, every pair within their reach, in one plan per level.
+        let sentence_all = wanted(
+            scorer,
+            Level::Sentence,
+            &sentence_pairs,
+            sentence_units.len(),
+        );
+        let paragraph_all = wanted(
+            scorer,
+            Level::Paragraph,
+            &paragraph_pairs,
+            paragraph_units.len(),
+        );
+        let sentence_plan = self.plan(job, Level::Sentence, &sentence_units, sentence_all);
+        let paragraph_plan = self.plan(job, Level::Paragraph, &paragraph_units, paragraph_all);
         // The two levels are independent: prepare and score them in parallel, each with the
         // job's model cancellation token (it is per thread).
         let sentence_token = crate::model::cancel::current();
@@ -238,35 +260,48 @@ impl Engine {
         );
         let (sentence_new, sentence_doc) = sentence_new?;
         let (paragraph_new, paragraph_doc) = paragraph_new?;
-        let sentence_scores = self.store(sentence_plan, sentence_new, &mut stats);
-        let paragraph_scores = self.store(paragraph_plan, paragraph_new, &mut stats);
+        let (sentence_scores, sentence_window) =
+            self.store(sentence_plan, sentence_new, &mut stats);
+        let (paragraph_scores, paragraph_window) =
+            self.store(paragraph_plan, paragraph_new, &mut stats);
         check()?;
         let mut whole = Whole::new();
         let mut figures = Figures::new();
-        let (sentence_intrusion, paragraph_intrusion) = if needs_documents(scorer) {
-            let sentence = self.document(
-                scorer,
+        let mut intrusion = [None, None];
+        for (k, level, units, computed, window) in [
+            (
+                0,
                 Level::Sentence,
                 &sentence_units,
                 sentence_doc,
-                &check,
-            )?;
-            let paragraph = self.document(
-                scorer,
+                sentence_window,
+            ),
+            (
+                1,
                 Level::Paragraph,
                 &paragraph_units,
                 paragraph_doc,
-                &check,
-            )?;
-            for (level, doc) in [(Level::Sentence, &sentence), (Level::Paragraph, &paragraph)] {
-                whole.extend(doc.whole.map(|w| (level, w)));
-                figures.extend(doc.figures.iter().map(|&(k, v)| (level, k, v)));
+                paragraph_window,
+            ),
+        ] {
+            match source(scorer, level) {
+                Source::Document => {
+                    let doc = self.document(scorer, level, units, computed, &check)?;
+                    whole.extend(doc.whole.map(|w| (level, w)));
+                    figures.extend(doc.figures.iter().map(|&(k, v)| (level, k, v)));
+                    intrusion[k] = doc.intrusion;
+                    check()?;
+                }
+                Source::Window => {
+                    self.documents.remove(&level);
+                    intrusion[k] = intrusion::table_scores(&window, level);
+                }
+                Source::Nothing => {
+                    self.documents.remove(&level);
+                }
             }
-            (sentence.intrusion, paragraph.intrusion)
-        } else {
-            self.documents.clear();
-            (None, None)
-        };
+        }
+        let [sentence_intrusion, paragraph_intrusion] = intrusion;
         check()?;
         let analysis = Analysis {
             scorer: scorer.name(),
@@ -351,20 +386,40 @@ impl Engine {
         Ok(scores)
     }
 
-    /// Looks the transitions `pairs` (index pairs into `units`) up in the cache.
+    /// Looks the transitions of `wanted` (index pairs into `units`) up in the cache.
     fn plan<'u>(
         &mut self,
         job: &Job,
         level: Level,
         units: &[Unit<'u>],
-        pairs: &[(usize, usize)],
+        wanted: Wanted,
     ) -> Plan<'u> {
+        let Wanted {
+            pairs,
+            reasons: with_reason,
+        } = wanted;
         let hashes: Vec<u64> = units.iter().map(|u| unit_hash(u)).collect();
-        let context = match job.policy {
-            ContextPolicy::Pairwise => 0,
-            ContextPolicy::Document => {
+        // What beyond the two units a pair's score depends on: nothing, the fingerprints the
+        // scorer gives each unit, or (when it gives none) every unit of the level.
+        let contexts = match job.policy {
+            ContextPolicy::Pairwise => None,
+            ContextPolicy::Document => Some(
+                job.scorer
+                    .unit_contexts(units, level)
+                    .filter(|c| c.len() == units.len())
+                    .ok_or_else(|| {
+                        let mut h = DefaultHasher::new();
+                        hashes.hash(&mut h);
+                        h.finish()
+                    }),
+            ),
+        };
+        let context = |a: usize, b: usize| match &contexts {
+            None => 0,
+            Some(Err(level)) => *level,
+            Some(Ok(units)) => {
                 let mut h = DefaultHasher::new();
-                hashes.hash(&mut h);
+                (units.get(a), units.get(b)).hash(&mut h);
                 h.finish()
             }
         };
@@ -375,19 +430,21 @@ impl Engine {
                 level,
                 from: hashes.get(a).copied().unwrap_or(0),
                 to: hashes.get(b).copied().unwrap_or(0),
-                context,
+                context: context(a, b),
             })
             .collect();
         let run = self.run;
         let mut out = Vec::with_capacity(pairs.len());
         let mut missing = Vec::new();
         for (k, key) in keys.iter().enumerate() {
+            let reason = with_reason.get(k).copied().unwrap_or(true);
             match self.scores.get_mut(key) {
-                Some(c) => {
+                // A pair scored without its reason is scored again when it needs one.
+                Some(c) if c.reason.is_some() || !reason => {
                     c.last_run = run;
                     out.push(Some((c.score, c.reason.clone())));
                 }
-                None => {
+                _ => {
                     out.push(None);
                     missing.push(k);
                 }
@@ -424,7 +481,9 @@ impl Engine {
         };
         Plan {
             level,
-            pairs: pairs.to_vec(),
+            units: units.len(),
+            pairs,
+            reasons: with_reason,
             keys,
             out,
             missing,
@@ -434,13 +493,14 @@ impl Engine {
         }
     }
 
-    /// Stores computed scores in the cache and completes the plan's results.
+    /// Stores computed scores in the cache and completes the plan's results: the score and
+    /// reason of each of its pairs, and every score by pair (the window intrusion scores read).
     fn store(
         &mut self,
         mut plan: Plan<'_>,
-        computed: Vec<(usize, f64, Reason)>,
+        computed: Scored,
         stats: &mut RunStats,
-    ) -> Vec<(f64, Reason)> {
+    ) -> (Vec<(f64, Reason)>, Scores) {
         stats.reused += plan.pairs.len() - plan.missing.len();
         stats.scored += computed.len();
         stats.prepared_units += plan.table_units.len();
@@ -460,19 +520,104 @@ impl Engine {
                 *slot = Some((score, reason));
             }
         }
-        plan.out
+        let n = plan.out.len();
+        let mut window = Scores {
+            len: plan.units,
+            scores: HashMap::with_capacity(n),
+        };
+        let scores = plan
+            .out
             .into_iter()
-            .map(|o| o.unwrap_or((0.0, Reason::default())))
-            .collect()
+            .zip(&plan.pairs)
+            .map(|(o, &pair)| {
+                let (score, reason) = o.unwrap_or((0.0, None));
+                window.scores.insert(pair, score);
+                (score, reason.unwrap_or_default())
+            })
+            .collect();
+        (scores, window)
+    }
+}
+
+/// A level's transition scores by unit pair, read as a table (for window intrusion scores).
+struct Scores {
+    len: usize,
+    scores: HashMap<(usize, usize), f64>,
+}
+
+impl Pairwise for Scores {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn transition(&self, from: usize, to: usize) -> f64 {
+        self.scores.get(&(from, to)).copied().unwrap_or(0.0)
+    }
+    fn reason(&self, _: usize, _: usize) -> Reason {
+        Reason::default()
+    }
+}
+
+/// Where a run gets a level's intrusion scores and whole-document scores.
+enum Source {
+    /// Neither.
+    Nothing,
+    /// From a table of the whole level ([`Engine::document`]).
+    Document,
+    /// From the level's transition scores ([`IntrusionSource::Window`]).
+    Window,
+}
+
+fn source(scorer: &dyn Scorer, level: Level) -> Source {
+    if scorer.scores_documents() {
+        return Source::Document;
+    }
+    match scorer.intrusion_source(level) {
+        IntrusionSource::None => Source::Nothing,
+        IntrusionSource::Table => Source::Document,
+        IntrusionSource::Window => Source::Window,
+    }
+}
+
+/// The pairs a run scores at one level, and which of them need a reason.
+struct Wanted {
+    pairs: Vec<(usize, usize)>,
+    reasons: Vec<bool>,
+}
+
+/// The level's judged transitions `pairs` (with reasons), their skip pairs ([`skip_pairs`]) and,
+/// for window intrusion scores, every other pair within [`intrusion::REACH`] of `n` units.
+fn wanted(scorer: &dyn Scorer, level: Level, pairs: &[(usize, usize)], n: usize) -> Wanted {
+    let mut all = pairs.to_vec();
+    all.extend(skip_pairs(pairs).into_iter().map(|(_, p)| p));
+    let mut reasons = vec![true; pairs.len()];
+    reasons.resize(all.len(), false);
+    if matches!(source(scorer, level), Source::Window) {
+        let have: HashSet<(usize, usize)> = all.iter().copied().collect();
+        for a in 0..n {
+            for b in a + 1..(a + intrusion::REACH + 1).min(n) {
+                if !have.contains(&(a, b)) {
+                    all.push((a, b));
+                    reasons.push(false);
+                }
+            }
+        }
+    }
+    Wanted {
+        pairs: all,
+        reasons,
     }
 }
 
 /// The cache lookups of one level and what is left to score.
 struct Plan<'u> {
     level: Level,
+    /// Number of units at the level.
+    units: usize,
     pairs: Vec<(usize, usize)>,
+    /// Per pair, whether it needs a reason (the judged transitions; not skip or window pairs).
+    reasons: Vec<bool>,
     keys: Vec<PairKey>,
-    out: Vec<Option<(f64, Reason)>>,
+    out: Vec<Option<(f64, Option<Reason>)>>,
     missing: Vec<usize>,
     table_units: Vec<Unit<'u>>,
     /// Whether `table_units` are all the level's units in document order.
@@ -480,8 +625,8 @@ struct Plan<'u> {
     local: HashMap<usize, usize>,
 }
 
-/// Scored transitions of a plan: `(index into pairs, score, reason)`.
-type Scored = Vec<(usize, f64, Reason)>;
+/// Scored transitions of a plan: `(index into pairs, score, reason when it needs one)`.
+type Scored = Vec<(usize, f64, Option<Reason>)>;
 
 /// Scores a plan's missing transitions. When the plan prepares the whole level and the scorer has
 /// whole-document scores, they come from the same table (`Some`), so a run prepares it once.
@@ -496,7 +641,7 @@ fn compute(
     check()?;
     let table = scorer.prepare(&plan.table_units, plan.level);
     check()?;
-    let document = (plan.whole_level && needs_documents(scorer))
+    let document = (plan.whole_level && matches!(source(scorer, plan.level), Source::Document))
         .then(|| DocumentScores::of(table.as_ref(), plan.level));
     let mut out = Vec::with_capacity(plan.missing.len());
     for (n, &k) in plan.missing.iter().enumerate() {
@@ -509,7 +654,13 @@ fn compute(
         let (Some(&la), Some(&lb)) = (plan.local.get(&a), plan.local.get(&b)) else {
             continue;
         };
-        out.push((k, table.transition(la, lb), table.reason(la, lb)));
+        let reason = plan
+            .reasons
+            .get(k)
+            .copied()
+            .unwrap_or(true)
+            .then(|| table.reason(la, lb));
+        out.push((k, table.transition(la, lb), reason));
     }
     Ok((out, document))
 }
@@ -605,19 +756,6 @@ fn transitions(
         }
     }
     out.into_iter().flatten().collect()
-}
-
-/// Whether a run needs the scorer's whole-level tables: for whole-document scores, or for
-/// intrusion scores, which depend on every unit of the level.
-fn needs_documents(scorer: &dyn Scorer) -> bool {
-    scorer.scores_documents() || scorer.has_intrusion()
-}
-
-/// `pairs` followed by their skip pairs ([`skip_pairs`]).
-fn with_skips(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    let mut all = pairs.to_vec();
-    all.extend(skip_pairs(pairs).into_iter().map(|(_, p)| p));
-    all
 }
 
 /// Runs a job once with a throwaway engine and no cancellation (for files not open in the editor).
@@ -727,6 +865,106 @@ mod tests {
                 assert_same(&got.analysis, &want);
             }
         }
+    }
+
+    /// Words the random edits draw from: some shared across the document's units (so an edit
+    /// changes how many units use them), some new.
+    const WORDS: &[&str] = &[
+        "cache", "vectors", "penguins", "Krill", "ice", "the", "it", "However,", "parser", "NASA",
+        "memory", "grows", "a", "This", "section",
+    ];
+
+    /// `text` after one random edit: a word replaced, inserted or deleted, a sentence added or
+    /// removed, or a paragraph break added.
+    fn random_edit(text: &str, rng: &mut impl rand::Rng) -> String {
+        let words: Vec<&str> = text.split(' ').collect();
+        let at = rng.gen_range(0..words.len());
+        let word = WORDS[rng.gen_range(0..WORDS.len())];
+        let mut out: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        match rng.gen_range(0..6) {
+            0 if !out[at].contains('\n') && !out[at].contains('#') => out[at] = word.to_string(),
+            1 => out.insert(at, word.to_string()),
+            2 if out.len() > 20 && !out[at].contains('\n') && !out[at].contains('#') => {
+                out.remove(at);
+            }
+            3 => out.insert(at, format!("{word} keeps the {word} here.")),
+            4 => {
+                let s = out.join(" ");
+                return s.replacen(". ", ".\n\n", 1);
+            }
+            _ => {
+                let s = out.join(" ");
+                return match s.find(". ") {
+                    Some(i) => format!("{}{}", &s[..i + 1], &s[(i + 1)..].replacen(". ", ".", 1)),
+                    None => s,
+                };
+            }
+        }
+        out.join(" ")
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+        /// After any sequence of edits, the engine (reusing what its caches hold) gives the
+        /// scores, reasons and intrusion scores of a full analysis of the same text.
+        #[test]
+        fn matches_analyze_after_random_edit_sequences(seed in 0u64..u64::MAX) {
+            use rand::SeedableRng;
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let set = ScorerSet::builtin();
+            for name in ["tier0", "entity-grid", "lexical"] {
+                let policy = set.get(name).expect("registered").context_policy();
+                let mut engine = Engine::new();
+                let mut text = DOC.to_string();
+                for step in 0..6 {
+                    let j = job(&text, name, policy);
+                    let got = engine.run(&j, step, &|| false).expect("not cancelled");
+                    let want = analyze(&parse(&text, Format::Markdown), j.scorer.as_ref());
+                    assert_same(&got.analysis, &want);
+                    for level in [Level::Sentence, Level::Paragraph] {
+                        let reasons = |a: &Analysis| -> Vec<Reason> {
+                            a.at(level).iter().map(|t| t.reason.clone()).collect()
+                        };
+                        proptest::prop_assert_eq!(reasons(&got.analysis), reasons(&want));
+                    }
+                    text = random_edit(&text, &mut rng);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_tier0_edit_rescores_only_the_transitions_whose_context_changed() {
+        let text = format!(
+            "{DOC}\nThe parser reads Markdown. It skips code blocks.\n\n\
+             Rivers carry silt to the sea. The delta grows each year.\n\n\
+             The parser keeps spans. Spans point into the source.\n\n\
+             Bread needs flour and water. The dough rests overnight.\n"
+        );
+        let mut engine = Engine::new();
+        let first = engine
+            .run(&job(&text, "tier0", ContextPolicy::Document), 1, &|| false)
+            .expect("run");
+        // A word whose stem no other unit uses, changed into another such word: the statistics
+        // of every other unit stay as they were.
+        let edited = text.replace("Antarctic", "Arctic");
+        let second = engine
+            .run(&job(&edited, "tier0", ContextPolicy::Document), 2, &|| {
+                false
+            })
+            .expect("run");
+        let total = first.stats.scored;
+        assert!(second.stats.scored > 0);
+        assert!(
+            second.stats.scored * 3 < total,
+            "{:?} of {total}",
+            second.stats
+        );
+        let want = analyze(
+            &parse(&edited, Format::Markdown),
+            ScorerSet::builtin().get("tier0").expect("tier0").as_ref(),
+        );
+        assert_same(&second.analysis, &want);
     }
 
     #[test]

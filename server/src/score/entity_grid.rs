@@ -1,9 +1,9 @@
 //! Entity continuity after Lapata & Barzilay (seed 004): an entity grid over the units of a
 //! document, read one pair of units at a time.
 //!
-//! **Entities** are stems that the tokenizer ([`tokenize`]) guesses to be a noun, a name or an
-//! acronym *somewhere* in the document (a stem seen once after a determiner counts as a noun
-//! everywhere). An entity that occurs in at least two units is *salient*; the others form a
+//! **Entities** are stems that the tokenizer ([`tokenize`](super::tokens::tokenize)) guesses to be
+//! a noun, a name or an acronym *somewhere* in the document (a stem seen once after a determiner
+//! counts as a noun everywhere). An entity that occurs in at least two units is *salient*; the others form a
 //! separate feature group, as in Barzilay & Lapata.
 //!
 //! **Roles** are approximated without a parser, per mention:
@@ -23,11 +23,12 @@
 //! pair, so the score of any order is decomposable over adjacent pairs.
 
 use super::logistic::{sigmoid, Logistic};
-use super::tokens::{tokenize, WordClass};
+use super::memo::Memo;
+use super::tokens::{tokens, WordClass};
 use super::{Level, Pairwise, Reason, Scorer, Unit};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The weights shipped with Segue, trained by `segue train tier0` on the train split.
@@ -274,16 +275,26 @@ struct Mention {
     indefinite: bool,
 }
 
+/// Sentences whose mentions [`mentions`] keeps (per generation; see [`Memo`]).
+const MEMO_SENTENCES: usize = 4_096;
+
+/// [`sentence_mentions`], memoized per sentence text for the whole process.
+fn mentions(sentence: &str) -> Arc<[Mention]> {
+    static MEMO: OnceLock<Memo<Arc<[Mention]>>> = OnceLock::new();
+    MEMO.get_or_init(|| Memo::new(MEMO_SENTENCES))
+        .get_or(sentence, |s| sentence_mentions(s).into())
+}
+
 /// Mentions of one sentence, every content word included (noun-hood is decided per document).
-fn mentions(sentence: &str) -> Vec<Mention> {
+fn sentence_mentions(sentence: &str) -> Vec<Mention> {
     let words: Vec<String> = sentence.unicode_words().map(str::to_lowercase).collect();
-    let tokens = tokenize(sentence);
+    let tokens = tokens(sentence);
     // Per word: whether it is a content word, and whether a nominal one (one pass over the
     // tokens, so that a sentence of any length costs linear time).
     let (content, nominal): (Vec<bool>, Vec<bool>) = {
         let mut c = vec![false; words.len()];
         let mut n = vec![false; words.len()];
-        for t in &tokens {
+        for t in tokens.iter() {
             if let Some(slot) = c.get_mut(t.position) {
                 *slot = true;
             }
@@ -312,7 +323,7 @@ fn mentions(sentence: &str) -> Vec<Mention> {
         }
     }
     tokens
-        .into_iter()
+        .iter()
         .map(|t| {
             let pos = t.position;
             // Walk back over determiners and modifiers (up to three words) to the governing word.
@@ -350,8 +361,8 @@ fn mentions(sentence: &str) -> Vec<Mention> {
                 Role::Object
             };
             Mention {
-                stem: t.stem,
-                surface: t.surface,
+                stem: t.stem.clone(),
+                surface: t.surface.clone(),
                 class: t.class,
                 role,
                 definite: determiner.is_some_and(|d| {
@@ -366,14 +377,14 @@ fn mentions(sentence: &str) -> Vec<Mention> {
 impl Grid {
     /// Builds the grid of `units` (each a list of sentences).
     pub fn build(units: &[Unit<'_>]) -> Grid {
-        let per_unit: Vec<Vec<Mention>> = units
+        let per_unit: Vec<Vec<Arc<[Mention]>>> = units
             .iter()
-            .map(|u| u.iter().flat_map(|s| mentions(s)).collect())
+            .map(|u| u.iter().map(|s| mentions(s)).collect())
             .collect();
         // Noun-hood is a property of the stem within the document.
-        let mut ids: HashMap<&str, u32> = HashMap::new();
+        let mut ids: ahash::AHashMap<&str, u32> = ahash::AHashMap::default();
         let mut grid = Grid::default();
-        for m in per_unit.iter().flatten() {
+        for m in per_unit.iter().flatten().flat_map(|s| s.iter()) {
             if m.class == WordClass::Other || ids.contains_key(m.stem.as_str()) {
                 continue;
             }
@@ -384,8 +395,8 @@ impl Grid {
         let n = grid.surface.len();
         grid.df = vec![0; n];
         for mentions in &per_unit {
-            let mut cells: HashMap<u32, Cell> = HashMap::new();
-            for m in mentions {
+            let mut cells: ahash::AHashMap<u32, Cell> = ahash::AHashMap::default();
+            for m in mentions.iter().flat_map(|s| s.iter()) {
                 let Some(&id) = ids.get(m.stem.as_str()) else {
                     continue;
                 };

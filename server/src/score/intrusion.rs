@@ -49,8 +49,9 @@ pub const WINDOW_FEATURES: usize = 13;
 /// Units on each side that count as a unit's window.
 pub const WINDOW: usize = 3;
 
-/// Every score the window features use is between units at most this far apart.
-const REACH: usize = 2 * WINDOW;
+/// Every score the window features use is between units at most this far apart (besides the
+/// adjacent transitions whose median and spread they read).
+pub const REACH: usize = 2 * WINDOW;
 
 /// One unit's features for the embedding model.
 pub type Features = [f64; FEATURES.len()];

@@ -1,9 +1,11 @@
 //! Lexical cohesion after Ermakova et al. (seed 002): cosine similarity of adjacent units over
 //! stemmed content words, and a variant that weights guessed nouns and names.
 
-use super::tokens::{tokenize, WordClass};
+use super::memo::Memo;
+use super::tokens::{tokens, WordClass};
 use super::{ContextPolicy, Level, Pairwise, Reason, Scorer, Unit};
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 /// Cosine of stemmed content-word vectors.
 #[derive(Debug, Clone)]
@@ -86,7 +88,15 @@ impl TermVector {
 }
 
 struct LexicalPairs {
-    vectors: Vec<TermVector>,
+    vectors: Vec<Arc<TermVector>>,
+}
+
+/// Units whose vectors [`Lexical::vector`] keeps (per generation and weighting; see [`Memo`]).
+const MEMO_UNITS: usize = 4_096;
+
+/// A unit's text as one memo key: its sentences joined by a separator no clean text contains.
+pub(crate) fn unit_key(unit: &Unit<'_>) -> String {
+    unit.join("\u{1e}")
 }
 
 impl Pairwise for LexicalPairs {
@@ -134,21 +144,38 @@ impl Scorer for Lexical {
     }
 
     fn prepare<'a>(&'a self, units: &[Unit<'_>], _level: Level) -> Box<dyn Pairwise + 'a> {
-        let vectors = units
-            .iter()
-            .map(|unit| {
-                let mut v = TermVector::default();
-                for sentence in unit {
-                    for tok in tokenize(sentence) {
-                        *v.weights.entry(tok.stem.clone()).or_default() += self.weight(tok.class);
-                        v.surface.entry(tok.stem).or_insert(tok.surface);
+        let vectors = units.iter().map(|unit| self.vector(unit)).collect();
+        Box::new(LexicalPairs { vectors })
+    }
+}
+
+impl Lexical {
+    /// The term vector of one unit, memoized per unit text for the whole process (a pure
+    /// function of the text and the weighting).
+    fn vector(&self, unit: &Unit<'_>) -> Arc<TermVector> {
+        static PLAIN: OnceLock<Memo<Arc<TermVector>>> = OnceLock::new();
+        static NOUNS: OnceLock<Memo<Arc<TermVector>>> = OnceLock::new();
+        let memo = if self.nouns { &NOUNS } else { &PLAIN };
+        memo.get_or_init(|| Memo::new(MEMO_UNITS))
+            .get_or(&unit_key(unit), |_| Arc::new(self.compute(unit)))
+    }
+
+    fn compute(&self, unit: &Unit<'_>) -> TermVector {
+        let mut v = TermVector::default();
+        for sentence in unit {
+            for tok in tokens(sentence).iter() {
+                let weight = self.weight(tok.class);
+                match v.weights.get_mut(&tok.stem) {
+                    Some(w) => *w += weight,
+                    None => {
+                        v.weights.insert(tok.stem.clone(), weight);
+                        v.surface.insert(tok.stem.clone(), tok.surface.clone());
                     }
                 }
-                v.norm = v.weights.values().map(|w| w * w).sum::<f64>().sqrt();
-                v
-            })
-            .collect();
-        Box::new(LexicalPairs { vectors })
+            }
+        }
+        v.norm = v.weights.values().map(|w| w * w).sum::<f64>().sqrt();
+        v
     }
 }
 

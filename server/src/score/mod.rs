@@ -11,6 +11,7 @@
 
 pub mod analysis;
 pub mod bbscore;
+pub mod contexts;
 pub mod cues;
 pub mod embedding;
 pub mod entity_grid;
@@ -18,6 +19,7 @@ pub mod findings;
 pub mod intrusion;
 pub mod lexical;
 pub mod logistic;
+pub(crate) mod memo;
 pub mod novelty;
 pub mod ordering;
 pub mod precedence;
@@ -161,6 +163,40 @@ pub trait Scorer: Send + Sync {
     fn context_policy(&self) -> ContextPolicy {
         ContextPolicy::Document
     }
+    /// Where its intrusion scores at `level` come from: [`IntrusionSource::Table`] (the default
+    /// for scorers with [`Scorer::has_intrusion`]) needs a table prepared from the whole level;
+    /// [`IntrusionSource::Window`] lets a front end compute them from cached transition scores.
+    fn intrusion_source(&self, level: Level) -> IntrusionSource {
+        let _ = level;
+        if self.has_intrusion() {
+            IntrusionSource::Table
+        } else {
+            IntrusionSource::None
+        }
+    }
+    /// For scorers whose pair scores read statistics of the whole level (`tier0`: word and entity
+    /// frequencies): one fingerprint per unit of `units` covering every such statistic that a
+    /// transition into or out of that unit reads, so that a transition between two units with
+    /// the same texts and the same fingerprints scores the same and gives the same reason in any
+    /// document. A front end that caches transitions then re-scores after an edit only those
+    /// whose fingerprints changed. `None` (the default): any change at the level may change
+    /// every transition.
+    fn unit_contexts(&self, units: &[Unit<'_>], level: Level) -> Option<Vec<u64>> {
+        let _ = (units, level);
+        None
+    }
+}
+
+/// Where a scorer's intrusion scores at one level come from ([`Scorer::intrusion_source`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntrusionSource {
+    /// It has none at this level.
+    None,
+    /// [`Pairwise::intrusion`] of a table prepared from every unit of the level.
+    Table,
+    /// [`intrusion::table_scores`] of its own transition scores, which reads only transitions
+    /// between units at most [`intrusion::REACH`] apart (and the level's adjacent ones).
+    Window,
 }
 
 /// The score of `order` (indices into the prepared units): the table's own

@@ -11,9 +11,8 @@
 //! Novelty depends on every unit of a level, so a front end that caches transitions recomputes it
 //! from the whole level whenever a unit changes (as it does intrusion scores).
 
-use super::tokens::tokenize;
+use super::tokens::tokens;
 use super::Unit;
-use std::collections::HashMap;
 
 /// Fewest distinct content stems a unit needs for its novelty to mean anything.
 pub const MIN_STEMS: usize = 4;
@@ -26,8 +25,12 @@ pub fn novelty(units: &[Unit<'_>]) -> Vec<Option<f64>> {
         .map(|u| {
             let mut s: Vec<String> = u
                 .iter()
-                .flat_map(|sentence| tokenize(sentence))
-                .map(|t| t.stem)
+                .flat_map(|sentence| {
+                    tokens(sentence)
+                        .iter()
+                        .map(|t| t.stem.clone())
+                        .collect::<Vec<_>>()
+                })
                 .collect();
             s.sort_unstable();
             s.dedup();
@@ -35,7 +38,7 @@ pub fn novelty(units: &[Unit<'_>]) -> Vec<Option<f64>> {
         })
         .collect();
     // In how many units each stem occurs.
-    let mut spread: HashMap<&str, usize> = HashMap::new();
+    let mut spread: ahash::AHashMap<&str, usize> = ahash::AHashMap::default();
     for unit in &stems {
         for s in unit {
             *spread.entry(s.as_str()).or_default() += 1;

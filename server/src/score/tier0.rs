@@ -20,11 +20,13 @@ use super::cues::{opening_cue, Cue};
 use super::entity_grid::{
     check_model, neutral_model, EntityGrid, EntityGridWeights, GridPairs, LazyTable,
 };
-use super::lexical::Lexical;
+use super::lexical::{unit_key, Lexical};
 use super::logistic::{sigmoid, Logistic};
-use super::tokens::tokenize;
+use super::memo::Memo;
+use super::tokens::tokens;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
 use serde::{Deserialize, Serialize};
+use std::sync::{Arc, OnceLock};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The weights shipped with Segue, trained by `segue train tier0` on the train split.
@@ -151,7 +153,7 @@ impl Tier0 {
             plain: self.plain.prepare(units, level),
             nouns: self.nouns.prepare(units, level),
             grid: self.grid.table(units, level),
-            cues: units.iter().map(|u| UnitCues::read(u)).collect(),
+            cues: units.iter().map(UnitCues::of).collect(),
             bags: Bags::build(units),
             level,
             model: self.weights.at(level),
@@ -176,6 +178,17 @@ impl Scorer for Tier0 {
     fn has_intrusion(&self) -> bool {
         super::intrusion::Model::Tier0.available()
     }
+    fn intrusion_source(&self, level: Level) -> super::IntrusionSource {
+        // `Tier0Pairs::intrusion` is `table_scores` of the table's own transitions.
+        if super::intrusion::Model::Tier0.level(level).is_some() {
+            super::IntrusionSource::Window
+        } else {
+            super::IntrusionSource::None
+        }
+    }
+    fn unit_contexts(&self, units: &[Unit<'_>], level: Level) -> Option<Vec<u64>> {
+        Some(super::contexts::tier0_contexts(units, level))
+    }
 }
 
 /// What the combined model reads from one unit's own text.
@@ -191,7 +204,17 @@ struct UnitCues {
 
 const QUOTES: &[char] = &['"', '“', '”', '‘', '’', '\'', '«', '»', '„'];
 
+/// Units whose cues [`UnitCues::of`] keeps (per generation; see [`Memo`]).
+const MEMO_UNITS: usize = 4_096;
+
 impl UnitCues {
+    /// [`UnitCues::read`], memoized per unit text for the whole process.
+    fn of(unit: &Unit<'_>) -> Arc<UnitCues> {
+        static MEMO: OnceLock<Memo<Arc<UnitCues>>> = OnceLock::new();
+        MEMO.get_or_init(|| Memo::new(MEMO_UNITS))
+            .get_or(&unit_key(unit), |_| Arc::new(UnitCues::read(unit)))
+    }
+
     fn read(unit: &Unit<'_>) -> UnitCues {
         let first = unit
             .iter()
@@ -227,7 +250,7 @@ pub(crate) struct Tier0Pairs<'a> {
     plain: Box<dyn Pairwise + 'a>,
     nouns: Box<dyn Pairwise + 'a>,
     grid: GridPairs<'a>,
-    cues: Vec<UnitCues>,
+    cues: Vec<Arc<UnitCues>>,
     bags: Bags,
     level: Level,
     model: &'a Logistic,
@@ -288,17 +311,21 @@ struct Bags {
 
 impl Bags {
     fn build(units: &[Unit<'_>]) -> Bags {
-        let mut ids: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+        let mut ids: ahash::AHashMap<String, u32> = ahash::AHashMap::default();
         let sentences: Vec<Vec<Vec<u32>>> = units
             .iter()
             .map(|u| {
                 u.iter()
                     .map(|s| {
-                        tokenize(s)
-                            .into_iter()
-                            .map(|t| {
-                                let next = ids.len() as u32;
-                                *ids.entry(t.stem).or_insert(next)
+                        tokens(s)
+                            .iter()
+                            .map(|t| match ids.get(&t.stem) {
+                                Some(&id) => id,
+                                None => {
+                                    let id = ids.len() as u32;
+                                    ids.insert(t.stem.clone(), id);
+                                    id
+                                }
                             })
                             .collect()
                     })
@@ -440,10 +467,9 @@ impl Pairwise for Tier0Pairs<'_> {
 
 /// The stem a reason word matches on (the word itself, lower-cased, if it has no content token).
 fn stem_of(word: &str) -> String {
-    tokenize(word)
-        .into_iter()
-        .next()
-        .map(|t| t.stem)
+    tokens(word)
+        .first()
+        .map(|t| t.stem.clone())
         .unwrap_or_else(|| word.to_lowercase())
 }
 

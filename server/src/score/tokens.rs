@@ -5,8 +5,9 @@
 //! letters an *acronym*, and a word right after a determiner, possessive or adjective-free
 //! preposition a *noun*. The guesses are wrong often enough to be weighted, never trusted.
 
+use super::memo::Memo;
 use rust_stemmers::{Algorithm, Stemmer};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// How a token was classified.
@@ -57,6 +58,18 @@ const VERB_CUES: &[&str] = &[
     "am", "are", "be", "been", "can", "could", "did", "do", "does", "had", "has", "have", "is",
     "may", "might", "must", "shall", "should", "was", "were", "will", "would",
 ];
+
+/// Sentences whose tokens [`tokens`] keeps (per generation; see [`Memo`]): a few times the
+/// sentences of a 100,000-word document.
+const MEMO_SENTENCES: usize = 4_096;
+
+/// [`tokenize`], memoized per sentence text for the whole process: the same tokens, computed
+/// once however many scorers, levels and runs read the sentence.
+pub fn tokens(sentence: &str) -> Arc<[Token]> {
+    static MEMO: OnceLock<Memo<Arc<[Token]>>> = OnceLock::new();
+    MEMO.get_or_init(|| Memo::new(MEMO_SENTENCES))
+        .get_or(sentence, |s| tokenize(s).into())
+}
 
 /// Content-word tokens of one sentence (or any text treated as one).
 pub fn tokenize(sentence: &str) -> Vec<Token> {

@@ -59,15 +59,20 @@ pub struct RpcError {
 impl Client {
     /// Spawns the server with `RUST_LOG=segue=debug` and the given extra environment.
     pub fn spawn_with_env(env: &[(&str, &str)]) -> Client {
-        // `SEGUE_TEST_SERVER` runs the server through a wrapper (a heap profiler, say), which
-        // gets the server's path and arguments.
+        Client::spawn_binary(Path::new(env!("CARGO_BIN_EXE_segue")), env)
+    }
+
+    /// [`Client::spawn_with_env`] for another build of the server (benchmarks compare builds).
+    /// `SEGUE_TEST_SERVER` runs the server through a wrapper (a heap profiler, say), which gets
+    /// the server's path and arguments.
+    pub fn spawn_binary(binary: &Path, env: &[(&str, &str)]) -> Client {
         let mut cmd = match std::env::var_os("SEGUE_TEST_SERVER") {
             Some(wrapper) => {
                 let mut c = Command::new(wrapper);
-                c.arg(env!("CARGO_BIN_EXE_segue"));
+                c.arg(binary);
                 c
             }
-            None => Command::new(env!("CARGO_BIN_EXE_segue")),
+            None => Command::new(binary),
         };
         cmd.arg("serve")
             .stdin(Stdio::piped())

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Language-server rows of docs/performance.md, over stdio with a plain client: cold start to
+first diagnostics, resident memory idle, with the models, and after a long editing session.
+
+Usage: tests/bench/lsp.py BINARY DOCUMENT [--edits N] [--runs N]
+Prints Markdown rows. Standard library only; Linux (/proc) for memory.
+"""
+
+import argparse
+import json
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+
+class Server:
+    def __init__(self, binary, options):
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [binary, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL)
+        self.options = options
+        self.inbox = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        out = self.proc.stdout
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    self.inbox.put(None)
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            self.inbox.put(json.loads(out.read(length)))
+
+    def send(self, msg):
+        body = json.dumps(msg).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def request(self, method, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        want = self.next_id
+        return self.wait(lambda m: m.get("id") == want and "method" not in m)
+
+    def notify(self, method, params):
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def wait(self, match, timeout=120.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no matching message")
+            msg = self.inbox.get(timeout=left)
+            if msg is None:
+                raise EOFError("server exited")
+            if "method" in msg and "id" in msg:  # a request from the server
+                result = None
+                if msg["method"] == "workspace/configuration":
+                    result = [self.options] * len(msg["params"]["items"])
+                self.send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+                continue
+            if match(msg):
+                return msg
+
+    def diagnostics(self, uri, version, timeout=120.0):
+        return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                         and m["params"]["uri"] == uri and m["params"].get("version") == version,
+                         timeout)
+
+    def memory(self):
+        fields = {}
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    fields[key] = int(value.split()[0]) / 1024.0
+        return fields
+
+    def initialize(self):
+        caps = {"textDocument": {"publishDiagnostics": {"versionSupport": True}}}
+        self.request("initialize", {"processId": None, "capabilities": caps,
+                                    "initializationOptions": self.options})
+        self.notify("initialized", {})
+
+    def close(self):
+        try:
+            self.request("shutdown", None)
+            self.notify("exit", None)
+            self.proc.wait(timeout=10)
+        except Exception:
+            self.proc.kill()
+
+
+def open_doc(server, path, text):
+    uri = "file://" + urllib.parse.quote(os.path.abspath(path))
+    lang = "latex" if path.endswith(".tex") else "markdown"
+    server.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": lang, "version": 1, "text": text}})
+    return uri
+
+
+def cold_start(binary, path, text, runs):
+    times = []
+    for _ in range(runs):
+        s = Server(binary, {"debounce": 0, "tier": "0"})
+        s.initialize()
+        uri = open_doc(s, path, text)
+        s.diagnostics(uri, 1)
+        times.append((time.perf_counter() - s.started) * 1000)
+        s.close()
+    return statistics.median(times)
+
+
+def prose_lines(text):
+    return [i for i, l in enumerate(text.split("\n"))
+            if len(l) > 40 and l[:1].isalpha()]
+
+
+def session(binary, path, text, edits):
+    """Idle memory, then `edits` edits (an `x` typed, then deleted) at tier 0 with the default
+    debounce, then the memory once the last version's diagnostics arrive."""
+    s = Server(binary, {"tier": "0"})
+    s.initialize()
+    time.sleep(0.2)
+    idle = s.memory()
+    uri = open_doc(s, path, text)
+    s.diagnostics(uri, 1)
+    opened = s.memory()
+    lines = prose_lines(text)
+    version = 1
+    for k in range(edits):
+        line = lines[(k // 2 * 37) % len(lines)]
+        if k % 2 == 0:
+            change = {"range": {"start": {"line": line, "character": 0},
+                                "end": {"line": line, "character": 0}}, "text": "x"}
+        else:
+            change = {"range": {"start": {"line": line, "character": 0},
+                                "end": {"line": line, "character": 1}}, "text": ""}
+        version += 1
+        s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                            "contentChanges": [change]})
+    s.diagnostics(uri, version, timeout=600)
+    after = s.memory()
+    s.close()
+    return idle, opened, after
+
+
+def with_models(binary, path, text):
+    """Peak memory of a server with the models (tier auto) once the model stage has published."""
+    s = Server(binary, {"debounce": 0})
+    s.initialize()
+    uri = open_doc(s, path, text)
+    s.diagnostics(uri, 1)
+    try:
+        s.diagnostics(uri, 1, timeout=300)  # the model stage publishes again
+        staged = True
+    except (TimeoutError, queue.Empty):
+        staged = False
+    mem = s.memory()
+    s.close()
+    return mem, staged
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("binary")
+    ap.add_argument("document")
+    ap.add_argument("--edits", type=int, default=10_000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--models", action="store_true", help="also measure a server with the models")
+    args = ap.parse_args()
+    with open(args.document, encoding="utf-8") as f:
+        text = f.read()
+    name = os.path.basename(args.document)
+    cold = cold_start(args.binary, args.document, text, args.runs)
+    print(f"| cold start to first diagnostics, {name}, tier 0 | {cold:.0f} ms |")
+    idle, opened, after = session(args.binary, args.document, text, args.edits)
+    print(f"| RSS idle (initialized, no document) | {idle['VmRSS']:.0f} MB |")
+    print(f"| RSS with {name} open, tier 0 | {opened['VmRSS']:.0f} MB |")
+    print(f"| RSS after {args.edits:,} edits of {name} (peak) | {after['VmRSS']:.0f} MB ({after['VmHWM']:.0f} MB) |")
+    if args.models:
+        mem, staged = with_models(args.binary, args.document, text)
+        note = "" if staged else " (the model stage did not publish: models missing?)"
+        print(f"| RSS with the models, {name} analysed (peak) | {mem['VmRSS']:.0f} MB ({mem['VmHWM']:.0f} MB){note} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
