@@ -3,7 +3,7 @@
 use super::convert;
 use super::diagnostics::diagnostics;
 use super::engine::{analyze_once, Job};
-use super::server::{lock, token_key, Session};
+use super::session::{lock, token_key, Session};
 use crate::input::collect::{collect_inputs, Input};
 use crate::input::read::read_file;
 use crate::text::{without_bom, Format};
@@ -134,7 +134,7 @@ pub(crate) async fn check_workspace(
         let path_owned = path.clone();
         let calibration = session.calibration.clone();
         let job_uri = uri.clone();
-        let guard = super::server::RunningGuard::of(session);
+        let guard = super::session::RunningGuard::of(session);
         let outcome = tokio::task::spawn_blocking(move || {
             let _running = guard;
             // Editors hide a byte-order mark: positions are counted without it.

@@ -15,7 +15,7 @@
 //! interrupted, so [`exit_now`] ends the process without running the static destructors that ONNX
 //! Runtime would crash in.
 
-use super::server::Session;
+use super::session::Session;
 use std::future::Future;
 use std::io::Write;
 use std::pin::Pin;

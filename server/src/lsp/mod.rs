@@ -31,6 +31,7 @@ pub mod lifecycle;
 pub mod logging;
 pub mod memory;
 pub mod server;
+mod session;
 pub mod settings;
 pub mod transport;
 pub mod window;
