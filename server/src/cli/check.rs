@@ -129,7 +129,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let scorer = reporting_scorer(&set, wanted)?;
     let calibration = Calibration::shipped();
 
-    let progress = progress_bar(inputs.len());
+    let progress = progress_bar(inputs.len(), scorer.tier());
     let files: Vec<FileResult> = inputs
         .par_iter()
         .map(|input| {
@@ -197,15 +197,33 @@ fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
-    if len < 20 || !std::io::stderr().is_terminal() {
+/// What stderr shows while a check runs, when stderr is a terminal: a bar over the files when
+/// there are many, else a spinner with the elapsed time when the models score (a long document
+/// takes seconds at tier 1); nothing for a quick built-in check of a few files.
+fn progress_bar(len: usize, tier: u8) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
         return None;
     }
-    let bar = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} files {msg}") {
-        bar.set_style(style);
+    if len >= 20 {
+        let bar = indicatif::ProgressBar::new(len as u64);
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} files {msg}")
+        {
+            bar.set_style(style);
+        }
+        return Some(bar);
     }
-    Some(bar)
+    if tier == 0 {
+        return None;
+    }
+    let spinner = indicatif::ProgressBar::new_spinner();
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{spinner} scoring with the models… {elapsed}")
+    {
+        spinner.set_style(style);
+    }
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(spinner)
 }
 
 fn check_input(
