@@ -522,12 +522,24 @@ fn novelty_gate(tier: u8) -> f64 {
     }
 }
 
-/// The finding on a unit most of whose words appear nowhere else in the document.
+/// The finding on a unit many of whose words appear nowhere else in the document. The message
+/// gives the share (its novelty) rather than "most", which a unit that stands out against a
+/// document of recurring words may not reach.
 fn foreign(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
     let (unit, _) = unit_names(t.level);
+    let words = match t.novelty {
+        Some(n) if n >= 0.995 => {
+            "none of its content words appear anywhere else in the document".to_string()
+        }
+        Some(n) => format!(
+            "{:.0} % of its content words appear nowhere else in the document",
+            n * 100.0
+        ),
+        None => "most of its words appear nowhere else in the document".to_string(),
+    };
     let message = format!(
-        "This {unit} seems out of place: most of its words appear nowhere else in the document. \
-         Consider cutting it, or moving it to where its topic is discussed."
+        "This {unit} seems out of place: {words}. Consider cutting it, or moving it to where its \
+         topic is discussed."
     );
     finding_on(t, median, floor, scorer, message)
 }
@@ -739,7 +751,9 @@ mod tests {
             "Penguins waddle across Antarctic ice floes."
         );
         assert!(
-            found[0].message.contains("appear nowhere else"),
+            found[0]
+                .message
+                .contains("none of its content words appear anywhere else in the document"),
             "{}",
             found[0].message
         );
