@@ -276,7 +276,7 @@ struct Mention {
 }
 
 /// Sentences whose mentions [`mentions`] keeps (per generation; see [`Memo`]).
-const MEMO_SENTENCES: usize = 4_096;
+const MEMO_SENTENCES: usize = 16_384;
 
 /// [`sentence_mentions`], memoized per sentence text for the whole process.
 fn mentions(sentence: &str) -> Arc<[Mention]> {

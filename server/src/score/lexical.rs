@@ -92,7 +92,7 @@ struct LexicalPairs {
 }
 
 /// Units whose vectors [`Lexical::vector`] keeps (per generation and weighting; see [`Memo`]).
-const MEMO_UNITS: usize = 4_096;
+const MEMO_UNITS: usize = 16_384;
 
 /// A unit's text as one memo key: its sentences joined by a separator no clean text contains.
 pub(crate) fn unit_key(unit: &Unit<'_>) -> String {

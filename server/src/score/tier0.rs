@@ -205,7 +205,7 @@ struct UnitCues {
 const QUOTES: &[char] = &['"', '“', '”', '‘', '’', '\'', '«', '»', '„'];
 
 /// Units whose cues [`UnitCues::of`] keeps (per generation; see [`Memo`]).
-const MEMO_UNITS: usize = 4_096;
+const MEMO_UNITS: usize = 16_384;
 
 impl UnitCues {
     /// [`UnitCues::read`], memoized per unit text for the whole process.

@@ -61,7 +61,7 @@ const VERB_CUES: &[&str] = &[
 
 /// Sentences whose tokens [`tokens`] keeps (per generation; see [`Memo`]): a few times the
 /// sentences of a 100,000-word document.
-const MEMO_SENTENCES: usize = 4_096;
+const MEMO_SENTENCES: usize = 16_384;
 
 /// [`tokenize`], memoized per sentence text for the whole process: the same tokens, computed
 /// once however many scorers, levels and runs read the sentence.
