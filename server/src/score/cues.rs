@@ -145,17 +145,26 @@ impl Cue {
 pub fn opening_cue(sentence: &str) -> Option<(Cue, String)> {
     let head: Vec<&str> = sentence.unicode_words().take(4).collect();
     let lower: Vec<String> = head.iter().map(|w| w.to_lowercase()).collect();
-    let mut opening: Option<(Cue, usize)> = None;
-    for &(phrase, cue) in CUES {
+    longest_opening(CUES.iter(), &lower).map(|(cue, n)| (cue, head[..n].join(" ")))
+}
+
+/// The longest of `phrases` that `lower` (a sentence's first words, lower-cased) opens with,
+/// with its length in words.
+fn longest_opening<'p>(
+    phrases: impl Iterator<Item = &'p (&'static str, Cue)>,
+    lower: &[String],
+) -> Option<(Cue, usize)> {
+    let mut best: Option<(Cue, usize)> = None;
+    for &(phrase, cue) in phrases {
         let n = phrase.split(' ').count();
         if n <= lower.len()
-            && phrase.split(' ').zip(&lower).all(|(p, w)| p == w)
-            && opening.is_none_or(|(_, m)| n > m)
+            && phrase.split(' ').zip(lower).all(|(p, w)| p == w)
+            && best.is_none_or(|(_, m)| n > m)
         {
-            opening = Some((cue, n));
+            best = Some((cue, n));
         }
     }
-    opening.map(|(cue, n)| (cue, head[..n].join(" ")))
+    best
 }
 
 /// Opening phrases that link back without being one of the `tier0` model's cues (which stay as
@@ -298,18 +307,8 @@ pub fn explicit_link(sentence: &str) -> Option<(Cue, String)> {
     }
     let words: Vec<&str> = sentence.unicode_words().take(POINTER_REACH).collect();
     let lower: Vec<String> = words.iter().map(|w| base_word(w)).collect();
-    let mut best: Option<(Cue, usize)> = None;
     // The model's own cues, also when contracted ("That's", "It's", "They're").
-    for &(phrase, cue) in CUES.iter().chain(LINKING_PHRASES) {
-        let n = phrase.split(' ').count();
-        if n <= lower.len()
-            && phrase.split(' ').zip(&lower).all(|(p, w)| p == w)
-            && best.is_none_or(|(_, m)| n > m)
-        {
-            best = Some((cue, n));
-        }
-    }
-    if let Some((cue, n)) = best {
+    if let Some((cue, n)) = longest_opening(CUES.iter().chain(LINKING_PHRASES), &lower) {
         return Some((cue, words[..n].join(" ")));
     }
     lower
