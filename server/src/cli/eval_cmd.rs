@@ -14,7 +14,9 @@ use crate::eval::prose::{
     prose_doc, read_prose_corpus, summarize, verdict_rows, DocResult, ListedFinding, ProseDoc,
     ProseRow, VerdictRows,
 };
-use crate::eval::reorder_eval::{reorder_cases, summarize as reorder_summary, ContainerCase};
+use crate::eval::reorder_eval::{
+    reorder_cases, summarize as reorder_summary, ContainerCase, Rule as ReorderRule,
+};
 use crate::order::reorder::Margins;
 use crate::score::findings::Calibration;
 use crate::score::{Level, Scorer, ScorerSet};
@@ -47,6 +49,10 @@ pub struct EvalArgs {
     /// untouched containers at or under 5 %) into this margins file (merged with what it holds).
     #[arg(long, value_name = "FILE")]
     pub margins_out: Option<PathBuf>,
+    /// Reorder: write every container's verdicts (gains, the evidence against the order, τ) as
+    /// JSONL to this file (`models/train/reorder/train.py` reads it).
+    #[arg(long, value_name = "FILE")]
+    pub reorder_rows_out: Option<PathBuf>,
     /// Scorers to evaluate (repeatable; default: all of the tier).
     #[arg(long = "scorer")]
     pub scorers: Vec<String>,
@@ -601,6 +607,7 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
     let (docs, scorers) = prose_inputs(args, order_scorer)?;
     let mut calibrated = Margins::default();
     let mut rows = Vec::new();
+    let mut case_lines = String::new();
     for s in &scorers {
         let cases: Vec<ContainerCase> = {
             use rayon::prelude::*;
@@ -609,20 +616,47 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
                 .collect::<Vec<_>>()
                 .concat()
         };
-        for level in args.level.levels() {
-            let shipped = Margins::shipped().get(s.name(), level);
-            if let Some(row) = reorder_summary(s.name(), level, &cases, shipped) {
-                calibrated
-                    .margins
-                    .entry(s.name().to_string())
-                    .or_default()
-                    .insert(level.name().to_string(), row.calibrated_margin);
-                if shipped.is_some() {
-                    rows.push(row.clone());
-                }
-                rows.push(reorder_summary(s.name(), level, &cases, None).unwrap_or(row));
+        if args.reorder_rows_out.is_some() {
+            for c in &cases {
+                let mut line = serde_json::to_value(c)?;
+                line["judge"] = json!(s.name());
+                case_lines.push_str(&serde_json::to_string(&line)?);
+                case_lines.push('\n');
             }
         }
+        for level in args.level.levels() {
+            let shipped = Margins::shipped();
+            let Some(row) = reorder_summary(s.name(), level, &cases, ReorderRule::Margin(None))
+            else {
+                continue;
+            };
+            calibrated
+                .margins
+                .entry(s.name().to_string())
+                .or_default()
+                .insert(level.name().to_string(), row.calibrated_margin);
+            if let Some(model) = shipped.overrule(s.name(), level) {
+                rows.extend(reorder_summary(
+                    s.name(),
+                    level,
+                    &cases,
+                    ReorderRule::Model(model),
+                ));
+            }
+            if let Some(margin) = shipped.get(s.name(), level) {
+                rows.extend(reorder_summary(
+                    s.name(),
+                    level,
+                    &cases,
+                    ReorderRule::Margin(Some(margin)),
+                ));
+            }
+            rows.push(row);
+        }
+    }
+    if let Some(path) = &args.reorder_rows_out {
+        write_atomically(path, &case_lines)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.margins_out {
         let mut margins: Margins = match std::fs::read_to_string(path) {
@@ -657,11 +691,11 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
     )?;
     writeln!(
         out,
-        "{:<10}{:<10}{:>6}{:>8}{:>11}{:>10}{:>8}{:>8}{:>9}{:>10}{:>15}",
+        "{:<10}{:<10}{:>6}{:>10}{:>11}{:>10}{:>8}{:>8}{:>9}{:>10}{:>15}",
         "scorer",
         "level",
         "cont.",
-        "margin",
+        "rule",
         "untouched",
         "shuffled",
         "exact",
@@ -673,11 +707,15 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
     for r in rows {
         writeln!(
             out,
-            "{:<10}{:<10}{:>6}{:>8.3}{:>11.1}{:>10.1}{:>8.1}{:>8.1}{:>9.1}{:>10.1}{:>8.2} → {:.2}",
+            "{:<10}{:<10}{:>6}{:>10}{:>11.1}{:>10.1}{:>8.1}{:>8.1}{:>9.1}{:>10.1}{:>8.2} → {:.2}",
             r.scorer,
             r.level.name(),
             r.containers,
-            r.margin,
+            if r.by_model {
+                format!("p≥{:.2}", r.margin)
+            } else {
+                format!("Δ≥{:.3}", r.margin)
+            },
             r.untouched_rate * 100.0,
             r.shuffled_rate * 100.0,
             r.exact_rate * 100.0,

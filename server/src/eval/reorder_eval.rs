@@ -12,6 +12,7 @@
 
 use super::prose::ProseDoc;
 use crate::order::metrics::kendall_tau;
+use crate::order::overrule::{Evidence, OverruleModel};
 use crate::order::reorder::{decide, MIN_GAIN};
 use crate::score::{Level, Scorer, Unit};
 use crate::text::{parse, Document, Ending};
@@ -30,12 +31,16 @@ pub const UNITS: std::ops::RangeInclusive<usize> = 3..=8;
 pub struct ContainerCase {
     /// The document.
     pub id: String,
+    /// The document's genre.
+    pub genre: String,
     /// Sentence (a paragraph's sentences) or paragraph (a section's paragraphs).
     pub level: Level,
     /// Units in the container.
     pub units: usize,
     /// The gain of the judge's proposal on the author's order (0 when it keeps it).
     pub untouched_gain: f64,
+    /// The evidence against the author's order ([`Evidence`]; `None` for judges without it).
+    pub untouched_evidence: Option<Evidence>,
     /// The verdicts on shuffled copies.
     pub shuffled: Vec<ShuffledCase>,
 }
@@ -45,6 +50,8 @@ pub struct ContainerCase {
 pub struct ShuffledCase {
     /// The gain of the judge's proposal.
     pub gain: f64,
+    /// The evidence against the shuffled order.
+    pub evidence: Option<Evidence>,
     /// Kendall τ of the shuffled order against the author's.
     pub tau_shuffled: f64,
     /// Kendall τ of the proposed order against the author's.
@@ -98,6 +105,8 @@ pub fn reorder_cases(
         let n = units.len();
         let table = scorer.prepare(&units, level);
         let untouched = decide(table.as_ref());
+        let untouched_evidence =
+            Evidence::of(table.as_ref(), &units, untouched.before, untouched.after);
         let identity: Vec<usize> = (0..n).collect();
         let mut shuffled = Vec::new();
         for _ in 0..copies {
@@ -111,6 +120,7 @@ pub fn reorder_cases(
             let proposed: Vec<usize> = d.order.iter().map(|&k| perm[k]).collect();
             shuffled.push(ShuffledCase {
                 gain: d.after - d.before,
+                evidence: Evidence::of(table.as_ref(), &permuted, d.before, d.after),
                 tau_shuffled: kendall_tau(&perm, &identity),
                 tau_proposed: kendall_tau(&proposed, &identity),
                 exact: proposed == identity,
@@ -118,9 +128,11 @@ pub fn reorder_cases(
         }
         out.push(ContainerCase {
             id: doc.id.clone(),
+            genre: doc.genre.clone(),
             level,
             units: n,
             untouched_gain: untouched.after - untouched.before,
+            untouched_evidence,
             shuffled,
         });
     }
@@ -133,6 +145,27 @@ fn fxhash(s: &str) -> u64 {
     })
 }
 
+/// How a summary decides whether a judge proposes.
+#[derive(Debug, Clone, Copy)]
+pub enum Rule<'a> {
+    /// The gain must reach this margin (the calibrated one when `None`).
+    Margin(Option<f64>),
+    /// The overrule model must be confident enough (and the gain reach [`MIN_GAIN`]).
+    Model(&'a OverruleModel),
+}
+
+impl Rule<'_> {
+    /// Whether the judge proposes for a verdict with this `gain` and `evidence`, at `margin`.
+    fn proposes(&self, gain: f64, evidence: Option<&Evidence>, margin: f64) -> bool {
+        match self {
+            Rule::Margin(_) => gain >= margin,
+            Rule::Model(m) => {
+                gain >= MIN_GAIN && evidence.is_some_and(|e| m.confidence(e) >= m.threshold)
+            }
+        }
+    }
+}
+
 /// The summary of a judge at one level and margin.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReorderRow {
@@ -142,8 +175,10 @@ pub struct ReorderRow {
     pub level: Level,
     /// Containers.
     pub containers: usize,
-    /// The margin the rates are measured at.
+    /// The margin the rates are measured at (the model's threshold when `by_model`).
     pub margin: f64,
+    /// Whether the overrule model decided (else the margin).
+    pub by_model: bool,
     /// The smallest margin that keeps untouched proposals at or under [`UNTOUCHED_TARGET`].
     pub calibrated_margin: f64,
     /// Share of untouched containers that get a proposal.
@@ -178,19 +213,23 @@ pub fn calibrated_margin(cases: &[&ContainerCase]) -> f64 {
     (gains[k] + 1e-6).max(MIN_GAIN)
 }
 
-/// Summarises the cases of one judge at `level`, at `margin` (or the calibrated margin).
+/// Summarises the cases of one judge at `level` under `rule`.
 pub fn summarize(
     scorer: &str,
     level: Level,
     cases: &[ContainerCase],
-    margin: Option<f64>,
+    rule: Rule<'_>,
 ) -> Option<ReorderRow> {
     let cases: Vec<&ContainerCase> = cases.iter().filter(|c| c.level == level).collect();
     if cases.is_empty() {
         return None;
     }
     let calibrated = calibrated_margin(&cases);
-    let margin = margin.unwrap_or(calibrated).max(MIN_GAIN);
+    let margin = match rule {
+        Rule::Margin(m) => m.unwrap_or(calibrated).max(MIN_GAIN),
+        Rule::Model(m) => m.threshold,
+    };
+    let proposes = |gain: f64, evidence: Option<&Evidence>| rule.proposes(gain, evidence, margin);
     let share = |hits: usize, of: usize| {
         if of == 0 {
             0.0
@@ -198,13 +237,18 @@ pub fn summarize(
             hits as f64 / of as f64
         }
     };
-    let untouched = cases.iter().filter(|c| c.untouched_gain >= margin).count();
+    let untouched = cases
+        .iter()
+        .filter(|c| proposes(c.untouched_gain, c.untouched_evidence.as_ref()))
+        .count();
     let copies: Vec<(&ContainerCase, &ShuffledCase)> = cases
         .iter()
         .flat_map(|c| c.shuffled.iter().map(move |s| (*c, s)))
         .collect();
-    let proposed: Vec<&(&ContainerCase, &ShuffledCase)> =
-        copies.iter().filter(|(_, s)| s.gain >= margin).collect();
+    let proposed: Vec<&(&ContainerCase, &ShuffledCase)> = copies
+        .iter()
+        .filter(|(_, s)| proposes(s.gain, s.evidence.as_ref()))
+        .collect();
     let small: Vec<&&(&ContainerCase, &ShuffledCase)> =
         proposed.iter().filter(|(c, _)| c.units <= 6).collect();
     let closer = |s: &ShuffledCase| s.tau_proposed > s.tau_shuffled;
@@ -220,6 +264,7 @@ pub fn summarize(
         level,
         containers: cases.len(),
         margin,
+        by_model: matches!(rule, Rule::Model(_)),
         calibrated_margin: calibrated,
         untouched_rate: share(untouched, cases.len()),
         shuffled_rate: share(proposed.len(), copies.len()),
@@ -238,7 +283,7 @@ pub fn summarize(
             copies
                 .iter()
                 .map(|(_, s)| {
-                    if s.gain >= margin {
+                    if proposes(s.gain, s.evidence.as_ref()) {
                         s.tau_proposed
                     } else {
                         s.tau_shuffled
@@ -260,23 +305,26 @@ mod tests {
         let cases: Vec<ContainerCase> = (0..40)
             .map(|i| ContainerCase {
                 id: format!("d{i}"),
+                genre: "essay".into(),
                 level: Level::Paragraph,
                 units: 4,
                 untouched_gain: i as f64 / 100.0,
+                untouched_evidence: None,
                 shuffled: vec![ShuffledCase {
                     gain: 0.5,
+                    evidence: None,
                     tau_shuffled: -0.3,
                     tau_proposed: 1.0,
                     exact: true,
                 }],
             })
             .collect();
-        let row = summarize("x", Level::Paragraph, &cases, None).unwrap();
+        let row = summarize("x", Level::Paragraph, &cases, Rule::Margin(None)).unwrap();
         assert!(row.untouched_rate <= UNTOUCHED_TARGET, "{row:?}");
         assert!(row.margin > 0.37 && row.margin <= 0.38, "{row:?}");
         assert_eq!(row.shuffled_rate, 1.0);
         assert_eq!(row.exact_rate, 1.0);
-        assert!(summarize("x", Level::Sentence, &cases, None).is_none());
+        assert!(summarize("x", Level::Sentence, &cases, Rule::Margin(None)).is_none());
     }
 
     #[test]

@@ -2,5 +2,6 @@
 
 pub mod decode;
 pub mod metrics;
+pub mod overrule;
 pub mod permute;
 pub mod reorder;

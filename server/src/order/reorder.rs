@@ -14,6 +14,7 @@
 //! Everything between units (blank lines, spaces) stays in place, see [`super::permute`].
 
 use super::decode::{best_order, Problem};
+use super::overrule::{Evidence, OverruleModel};
 use crate::score::{order_score, Level, Pairwise, Scorer, Unit};
 use crate::text::{Document, Span};
 use std::time::Duration;
@@ -153,8 +154,14 @@ pub struct Proposal {
     pub before: f64,
     /// Mean adjacent transition score of the proposed order.
     pub after: f64,
-    /// The gain the judge must see before the author's order is overruled ([`margin`]).
+    /// The gain the judge must see before the author's order is overruled ([`margin`]), for
+    /// judges without an overrule model.
     pub margin: f64,
+    /// How confident the judge's overrule model is that the current order is not what the author
+    /// meant ([`super::overrule`]); `None` for judges without one (the margin decides).
+    pub confidence: Option<f64>,
+    /// The confidence from which a proposal is offered.
+    pub threshold: Option<f64>,
     /// Whether the order is proven optimal for the scorer.
     pub exact: bool,
 }
@@ -206,10 +213,17 @@ impl Proposal {
         }
     }
 
-    /// Whether the proposal is worth offering: it moves something and gains at least the
-    /// judge's margin (never less than [`MIN_GAIN`]).
+    /// Whether the proposal is worth offering: it moves something, gains at least [`MIN_GAIN`],
+    /// and the judge's overrule model is confident enough that the author's order is an accident
+    /// (for judges without a model: the gain reaches the judge's margin).
     pub fn worthwhile(&self) -> bool {
-        self.moves() && self.gain() >= self.margin.max(MIN_GAIN)
+        if !self.moves() || self.gain() < MIN_GAIN {
+            return false;
+        }
+        match (self.confidence, self.threshold) {
+            (Some(p), Some(t)) => p >= t,
+            _ => self.gain() >= self.margin,
+        }
     }
 }
 
@@ -229,6 +243,11 @@ pub struct Margins {
     pub source: String,
     /// scorer name → level name → margin.
     pub margins: std::collections::BTreeMap<String, std::collections::BTreeMap<String, f64>>,
+    /// scorer name → level name → overrule model, for the judges that have one (trained by
+    /// `models/train/reorder/train.py`); where one exists it decides instead of the margin.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub overrule:
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, OverruleModel>>,
 }
 
 impl Margins {
@@ -241,6 +260,14 @@ impl Margins {
     /// The margin of `scorer` at `level`, if measured.
     pub fn get(&self, scorer: &str, level: Level) -> Option<f64> {
         self.margins.get(scorer)?.get(level.name()).copied()
+    }
+
+    /// The overrule model of `scorer` at `level`, if it has a usable one.
+    pub fn overrule(&self, scorer: &str, level: Level) -> Option<&OverruleModel> {
+        self.overrule
+            .get(scorer)?
+            .get(level.name())
+            .filter(|m| m.is_usable())
     }
 }
 
@@ -372,8 +399,13 @@ pub fn propose(
         return None;
     }
     let spans = unit_extents(doc, source, container)?;
-    let table = scorer.prepare(&units, container.level());
+    let level = container.level();
+    let table = scorer.prepare(&units, level);
     let d = decide(table.as_ref());
+    let model = Margins::shipped().overrule(scorer.name(), level);
+    let confidence = model.and_then(|m| {
+        Evidence::of(table.as_ref(), &units, d.before, d.after).map(|e| m.confidence(&e))
+    });
     Some(Proposal {
         container,
         spans,
@@ -381,7 +413,9 @@ pub fn propose(
         change: d.change,
         before: d.before,
         after: d.after,
-        margin: margin(scorer.name(), container.level()),
+        margin: margin(scorer.name(), level),
+        threshold: confidence.and(model.map(|m| m.threshold)),
+        confidence,
         exact: d.exact,
     })
 }

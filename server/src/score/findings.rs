@@ -453,7 +453,7 @@ fn judged(
         let novelty = verdict::excess_novelty(t.novelty, base.usual_novelty);
         out.push(if t.link.is_some() {
             // It opens as if it followed on: "it does not follow" would contradict the text.
-            linked_apart(t, median, floor, scorer)
+            linked_apart(t, next, median, floor, scorer)
         } else if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
             foreign(t, median, floor, scorer)
         } else if t.intrusion.is_some_and(|p| p >= 0.5)
@@ -463,7 +463,7 @@ fn judged(
                 // follow" would contradict the text.
                 || t.reason.shared.len() >= 2
         {
-            intruding(t, median, floor, scorer)
+            intruding(t, next, median, floor, scorer)
         } else {
             finding(t, median, floor, scorer)
         });
@@ -489,25 +489,75 @@ fn interruption(t: &Transition, median: f64, floor: f64, scorer: &'static str) -
     finding_on(t, median, floor, scorer, message)
 }
 
-/// The finding on a unit the intrusion model flags: `t` leads into it.
-fn intruding(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
+/// The finding on a unit the verdict or intrusion model flags as out of place: `t` leads into
+/// it, `next` (if any) leads out of it. The message names what the unit has in common with its
+/// neighbours, which a writer can check.
+fn intruding(
+    t: &Transition,
+    next: Option<&Transition>,
+    median: f64,
+    floor: f64,
+    scorer: &'static str,
+) -> Finding {
     let (unit, _) = unit_names(t.level);
     let message = format!(
-        "This {unit} seems out of place: it stands apart from the text around it. Consider \
-         moving it next to related text, or a transition that ties it in."
+        "This {unit} seems out of place: {}. Consider moving it next to related text, or a \
+         transition that ties it in.",
+        in_common(t, next)
     );
     finding_on(t, median, floor, scorer, message)
 }
 
-/// The finding on a unit that opens with an explicit link but stands apart from its
+/// The finding on a unit that opens with an explicit link but has little in common with its
 /// neighbours: the link leans on something the text before it does not say.
-fn linked_apart(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
+fn linked_apart(
+    t: &Transition,
+    next: Option<&Transition>,
+    median: f64,
+    floor: f64,
+    scorer: &'static str,
+) -> Finding {
     let (unit, _) = unit_names(t.level);
     let message = format!(
-        "This {unit} opens as if it followed on from the one before it, but it stands apart \
-         from the text around it. Consider moving it next to what it refers to."
+        "This {unit} opens as if it followed on from the one before it, but {}. Consider \
+         moving it next to what it refers to, or saying what it refers to.",
+        in_common(t, next)
     );
     finding_on(t, median, floor, scorer, message)
+}
+
+/// What the unit `t` leads into has in common with its neighbours, as a clause: "it has no
+/// content words in common with the sentences on either side", "it has only ‘cache’ in common
+/// with the sentence before it, and nothing with the one after".
+fn in_common(t: &Transition, next: Option<&Transition>) -> String {
+    let (unit, units) = unit_names(t.level);
+    let words = |shared: &[String]| {
+        let quoted: Vec<String> = shared.iter().take(3).map(|w| format!("‘{w}’")).collect();
+        match quoted.as_slice() {
+            [] => None,
+            [one] => Some(one.clone()),
+            [init @ .., last] => Some(format!("{} and {last}", init.join(", "))),
+        }
+    };
+    let before = words(&t.reason.shared);
+    let after = next.map(|n| words(&n.reason.shared));
+    match (before, after) {
+        (None, None) => format!("it has no content words in common with the {unit} before it"),
+        (None, Some(None)) => {
+            format!("it has no content words in common with the {units} on either side")
+        }
+        (None, Some(Some(a))) => format!(
+            "it has no content words in common with the {unit} before it, and only {a} with \
+             the one after"
+        ),
+        (Some(b), None) => format!("it has only {b} in common with the {unit} before it"),
+        (Some(b), Some(None)) => format!(
+            "it has only {b} in common with the {unit} before it, and nothing with the one after"
+        ),
+        (Some(b), Some(Some(a))) => format!(
+            "it has only {b} in common with the {unit} before it, and {a} with the one after"
+        ),
+    }
 }
 
 /// The least excess novelty (see [`Sensitivity::foreign_novelty`]) a unit needs for the scorer's

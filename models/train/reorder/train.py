@@ -1,0 +1,176 @@
+"""Trains the reorder overrule models (server/src/order/overrule.rs): per judge and level, a
+logistic regression over the evidence a judge's table gives against a container's current order
+(gain, rank and z-score among all orders, opening cues), that says whether the order is a shuffled
+copy rather than the author's. Its threshold is the smallest probability that keeps proposals on
+the author's (untouched) containers at or under 5 % on dev; a model is shipped only where it
+proposes for more shuffled containers on dev than the judge's plain margin at the same rate.
+
+Rows come from Segue itself:
+
+    tests/prose/fetch                                   # the real-prose corpus, target/prose/
+    segue eval --task reorder --tier 0 --scorer tier0 --data target/prose/train --copies 8 \\
+        --seed 101 --reorder-rows-out target/reorder/tier0-train.jsonl
+    segue eval --task reorder --tier 0 --scorer tier0 --data target/prose/dev --copies 3 \\
+        --reorder-rows-out target/reorder/tier0-dev.jsonl
+    (test likewise; the same with --tier 1 --scorer tier1, train --copies 4)
+    python models/train/reorder/train.py target/reorder models/reorder.json [judge ...]
+
+Weights come from the train part, thresholds from dev; the test part is only reported. Needs numpy.
+"""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+FEATURES = [
+    "log_units",
+    "gain",
+    "rank",
+    "z",
+    "best_z",
+    "first_linked",
+    "linked_share",
+    "first_leans",
+    "misplaced_marker",
+    "article_order",
+]
+LEVELS = ["sentence", "paragraph"]
+UNTOUCHED_TARGET = 0.05
+MIN_GAIN = 0.02
+L2 = 1e-3
+STEPS = 3000
+
+
+def features(e):
+    return [np.log(e["units"])] + [float(e[f]) for f in FEATURES[1:]]
+
+
+def load(path, level):
+    """Examples of `level`: (features, label, gain, units, exact, closer) per verdict."""
+    out = []
+    for line in open(path):
+        c = json.loads(line)
+        if c["level"] != level:
+            continue
+        e = c["untouched_evidence"]
+        if e:
+            out.append((features(e), 0, c["untouched_gain"], c["units"], False, False))
+        for s in c["shuffled"]:
+            if s["evidence"]:
+                closer = s["tau_proposed"] > s["tau_shuffled"]
+                out.append((features(s["evidence"]), 1, s["gain"], c["units"], s["exact"], closer))
+    return out
+
+
+def fit(X, y):
+    """Balanced, L2-penalised logistic regression on standardised features (full-batch Adam)."""
+    mean = X.mean(0)
+    scale = X.std(0)
+    scale[scale < 1e-9] = 1.0
+    Z = (X - mean) / scale
+    sw = np.where(y > 0.5, 0.5 / y.mean(), 0.5 / (1 - y.mean())) / len(y)
+    w = np.zeros(Z.shape[1])
+    b = 0.0
+    m, v, mb, vb = np.zeros_like(w), np.zeros_like(w), 0.0, 0.0
+    lr, b1, b2, eps = 0.05, 0.9, 0.999, 1e-8
+    for t in range(1, STEPS + 1):
+        p = 1 / (1 + np.exp(-(Z @ w + b)))
+        g = (p - y) * sw
+        gw = Z.T @ g + L2 * w
+        gb = g.sum()
+        m = b1 * m + (1 - b1) * gw
+        v = b2 * v + (1 - b2) * gw**2
+        mb = b1 * mb + (1 - b1) * gb
+        vb = b2 * vb + (1 - b2) * gb**2
+        w -= lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
+        b -= lr * (mb / (1 - b1**t)) / (np.sqrt(vb / (1 - b2**t)) + eps)
+    return {"mean": mean.tolist(), "scale": scale.tolist(), "weights": w.tolist(), "bias": float(b)}
+
+
+def predict(model, X):
+    Z = (X - np.array(model["mean"])) / np.array(model["scale"])
+    return 1 / (1 + np.exp(-(Z @ np.array(model["weights"]) + model["bias"])))
+
+
+def threshold(scores, rows):
+    """The smallest cut that keeps untouched proposals at or under the target."""
+    untouched = sorted(s for s, r in zip(scores, rows) if r[1] == 0 and r[2] >= MIN_GAIN)
+    n = sum(1 for r in rows if r[1] == 0)
+    allowed = int(np.floor(UNTOUCHED_TARGET * n))
+    if len(untouched) <= allowed:
+        return 0.0
+    return float(untouched[len(untouched) - allowed - 1] + 1e-9)
+
+
+def rates(scores, rows, cut):
+    """Untouched and shuffled proposal rates, and among proposals exact and closer shares (all;
+    up to 6 units)."""
+    prop = [s >= cut and r[2] >= MIN_GAIN for s, r in zip(scores, rows)]
+    unt = [p for p, r in zip(prop, rows) if r[1] == 0]
+    shuf = [(p, r) for p, r in zip(prop, rows) if r[1] == 1]
+    hits = [r for p, r in shuf if p]
+    small = [r for r in hits if r[3] <= 6]
+    share = lambda k, n: 100.0 * k / n if n else 0.0  # noqa: E731
+    return {
+        "untouched": share(sum(unt), len(unt)),
+        "shuffled": share(len(hits), len(shuf)),
+        "exact": share(sum(r[4] for r in hits), len(hits)),
+        "closer": share(sum(r[5] for r in hits), len(hits)),
+        "exact_small": share(sum(r[4] for r in small), len(small)),
+        "containers": len(unt),
+    }
+
+
+def show(name, r):
+    print(
+        f"  {name:<22} containers {r['containers']:>5}  untouched {r['untouched']:5.1f} %  "
+        f"shuffled {r['shuffled']:5.1f} %  exact {r['exact']:5.1f} %  closer {r['closer']:5.1f} %  "
+        f"exact<=6 {r['exact_small']:5.1f} %"
+    )
+
+
+def main():
+    rows_dir, out_path = Path(sys.argv[1]), Path(sys.argv[2])
+    judges = sys.argv[3:] or ["tier0", "tier1"]
+    shipped = json.loads(out_path.read_text())
+    overrule = shipped.get("overrule", {})
+    for judge in judges:
+        for level in LEVELS:
+            train = load(rows_dir / f"{judge}-train.jsonl", level)
+            dev = load(rows_dir / f"{judge}-dev.jsonl", level)
+            test_path = rows_dir / f"{judge}-test.jsonl"
+            test = load(test_path, level) if test_path.exists() else []
+            X = np.array([r[0] for r in train])
+            y = np.array([r[1] for r in train], dtype=float)
+            model = fit(X, y)
+            dev_scores = predict(model, np.array([r[0] for r in dev]))
+            cut = threshold(dev_scores, dev)
+            gains = lambda rows: [r[2] for r in rows]  # noqa: E731
+            margin_cut = threshold(gains(dev), dev)
+            print(f"{judge} {level}: threshold {cut:.3f} (margin rule {margin_cut:.3f})")
+            by_model = rates(dev_scores, dev, cut)
+            by_margin = rates(gains(dev), dev, margin_cut)
+            show("dev, model", by_model)
+            show("dev, margin", by_margin)
+            if test:
+                test_scores = predict(model, np.array([r[0] for r in test]))
+                show("test, model", rates(test_scores, test, cut))
+                show("test, margin", rates(gains(test), test, margin_cut))
+            weights = dict(zip(FEATURES, np.round(model["weights"], 3)))
+            print(f"  weights {weights}")
+            if by_model["shuffled"] > by_margin["shuffled"]:
+                overrule.setdefault(judge, {})[level] = {
+                    "features": FEATURES,
+                    **model,
+                    "threshold": cut,
+                }
+            else:
+                print("  not shipped: the model proposes no more than the margin on dev")
+                overrule.get(judge, {}).pop(level, None)
+    shipped["overrule"] = {j: levels for j, levels in overrule.items() if levels}
+    out_path.write_text(json.dumps(shipped, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
