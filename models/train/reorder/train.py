@@ -2,8 +2,10 @@
 logistic regression over the evidence a judge's table gives against a container's current order
 (gain, rank and z-score among all orders, opening cues), that says whether the order is a shuffled
 copy rather than the author's. Its threshold is the smallest probability that keeps proposals on
-the author's (untouched) containers at or under 5 % on dev; a model is shipped only where it
-proposes for more shuffled containers on dev than the judge's plain margin at the same rate.
+the author's (untouched) containers at or under 5 % on dev. A model is shipped only for levels
+with enough dev containers to set a threshold (MIN_DEV_CONTAINERS) and only where, on dev, it
+makes clearly more *useful* proposals (on shuffled copies, bringing the units closer to the
+author's order) than the judge's plain margin at the same untouched rate.
 
 Rows come from Segue itself:
 
@@ -38,6 +40,10 @@ FEATURES = [
 LEVELS = ["sentence", "paragraph"]
 UNTOUCHED_TARGET = 0.05
 MIN_GAIN = 0.02
+# Fewest dev containers of a level for its threshold (5 % of them may get a proposal) to be set.
+MIN_DEV_CONTAINERS = 300
+# How much more useful proposals a model must make on dev than the margin, relatively.
+MIN_IMPROVEMENT = 0.10
 L2 = 1e-3
 STEPS = 3000
 
@@ -159,14 +165,22 @@ def main():
                 show("test, margin", rates(gains(test), test, margin_cut))
             weights = dict(zip(FEATURES, np.round(model["weights"], 3)))
             print(f"  weights {weights}")
-            if by_model["shuffled"] > by_margin["shuffled"]:
+            useful = lambda r: r["shuffled"] * r["closer"] / 100.0  # noqa: E731
+            print(
+                f"  useful proposals on dev: model {useful(by_model):.1f} %, "
+                f"margin {useful(by_margin):.1f} %"
+            )
+            if (
+                by_model["containers"] >= MIN_DEV_CONTAINERS
+                and useful(by_model) >= (1 + MIN_IMPROVEMENT) * useful(by_margin)
+            ):
                 overrule.setdefault(judge, {})[level] = {
                     "features": FEATURES,
                     **model,
                     "threshold": cut,
                 }
             else:
-                print("  not shipped: the model proposes no more than the margin on dev")
+                print("  not shipped: too few dev containers, or no clear gain over the margin")
                 overrule.get(judge, {}).pop(level, None)
     shipped["overrule"] = {j: levels for j, levels in overrule.items() if levels}
     out_path.write_text(json.dumps(shipped, indent=2) + "\n")

@@ -461,6 +461,42 @@ mod tests {
     }
 
     #[test]
+    fn shipped_overrule_models_read_the_evidence_segue_computes() {
+        let shipped = Margins::shipped();
+        assert!(shipped.overrule("tier0", Level::Sentence).is_some());
+        for (judge, levels) in &shipped.overrule {
+            for (level, model) in levels {
+                assert!(model.is_usable(), "{judge} {level}");
+                assert_eq!(model.logistic.features, super::super::overrule::FEATURES);
+                assert!((0.0..1.0).contains(&model.threshold), "{judge} {level}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_judge_with_an_overrule_model_decides_by_its_confidence() {
+        let src = "# S\n\nThe charlie meets the delta. However, the alpha meets the bravo. The bravo meets the charlie. First, the alpha arrives.\n";
+        let doc = parse(src, Format::Markdown);
+        let set = crate::score::ScorerSet::builtin();
+        let tier0 = set.get("tier0").unwrap();
+        let c = Container::Paragraph {
+            section: 0,
+            paragraph: 0,
+        };
+        let p = propose(&doc, src, c, tier0.as_ref()).unwrap();
+        let (confidence, threshold) = (p.confidence.unwrap(), p.threshold.unwrap());
+        assert_eq!(
+            p.worthwhile(),
+            p.moves() && p.gain() >= MIN_GAIN && confidence >= threshold,
+            "{p:?}"
+        );
+        // A judge without a model keeps the margin rule.
+        let lex = Lexical::plain();
+        let q = propose(&doc, src, c, &lex).unwrap();
+        assert!(q.confidence.is_none() && q.threshold.is_none());
+    }
+
+    #[test]
     fn proposes_a_chain_and_declines_when_already_best() {
         let src = "# S\n\nThe delta meets the echo.\n\nThe alpha meets the bravo.\n\nThe charlie meets the delta.\n\nThe bravo meets the charlie.\n";
         let doc = parse(src, Format::Markdown);
