@@ -526,37 +526,35 @@ fn linked_apart(
     finding_on(t, median, floor, scorer, message)
 }
 
-/// What the unit `t` leads into has in common with its neighbours, as a clause: "it has no
-/// content words in common with the sentences on either side", "it has only ‘cache’ in common
-/// with the sentence before it, and nothing with the one after".
+/// What the unit `t` leads into has in common with its neighbours, as a clause a writer can
+/// check: "it has no content words in common with the sentences on either side", "it shares only
+/// ‘cache’ with the sentence before it, and nothing with the one after", "it shares few words
+/// with the paragraph before it (‘sign’, ‘trap’)".
 fn in_common(t: &Transition, next: Option<&Transition>) -> String {
     let (unit, units) = unit_names(t.level);
-    let words = |shared: &[String]| {
-        let quoted: Vec<String> = shared.iter().take(3).map(|w| format!("‘{w}’")).collect();
-        match quoted.as_slice() {
-            [] => None,
-            [one] => Some(one.clone()),
-            [init @ .., last] => Some(format!("{} and {last}", init.join(", "))),
-        }
+    let quoted = |shared: &[String]| -> Vec<String> {
+        shared.iter().take(3).map(|w| format!("‘{w}’")).collect()
     };
-    let before = words(&t.reason.shared);
-    let after = next.map(|n| words(&n.reason.shared));
-    match (before, after) {
-        (None, None) => format!("it has no content words in common with the {unit} before it"),
-        (None, Some(None)) => {
-            format!("it has no content words in common with the {units} on either side")
+    let before = quoted(&t.reason.shared);
+    let after = next.map(|n| quoted(&n.reason.shared));
+    let with_before = match before.as_slice() {
+        [] => format!("no content words with the {unit} before it"),
+        [one] => format!("only {one} with the {unit} before it"),
+        many => format!("few words with the {unit} before it ({})", many.join(", ")),
+    };
+    match after {
+        None => format!("it shares {with_before}"),
+        Some(after) if before.is_empty() && after.is_empty() => {
+            format!("it shares no content words with the {units} on either side")
         }
-        (None, Some(Some(a))) => format!(
-            "it has no content words in common with the {unit} before it, and only {a} with \
-             the one after"
-        ),
-        (Some(b), None) => format!("it has only {b} in common with the {unit} before it"),
-        (Some(b), Some(None)) => format!(
-            "it has only {b} in common with the {unit} before it, and nothing with the one after"
-        ),
-        (Some(b), Some(Some(a))) => format!(
-            "it has only {b} in common with the {unit} before it, and {a} with the one after"
-        ),
+        Some(after) => {
+            let with_after = match after.as_slice() {
+                [] => "nothing with the one after".to_string(),
+                [one] => format!("only {one} with the one after"),
+                many => format!("a few with the one after ({})", many.join(", ")),
+            };
+            format!("it shares {with_before}, and {with_after}")
+        }
     }
 }
 
@@ -643,6 +641,53 @@ mod tests {
     use crate::score::lexical::Lexical;
     use crate::text::{parse, Format};
 
+    fn shared(words: &[&str]) -> Transition {
+        let unit = crate::score::analysis::UnitRef {
+            section: 0,
+            paragraph: 0,
+            sentence: Some(0),
+            span: Span::new(0, 1),
+        };
+        Transition {
+            level: Level::Sentence,
+            from: unit,
+            to: unit,
+            score: 0.1,
+            reason: Reason {
+                shared: words.iter().map(|w| w.to_string()).collect(),
+                note: None,
+            },
+            disabled: false,
+            skip: None,
+            intrusion: None,
+            link: None,
+            novelty: None,
+        }
+    }
+
+    #[test]
+    fn out_of_place_messages_name_the_words_shared_with_each_neighbour() {
+        let none = shared(&[]);
+        let one = shared(&["cache"]);
+        let many = shared(&["sign", "trap", "black", "more"]);
+        assert_eq!(
+            in_common(&none, Some(&none)),
+            "it shares no content words with the sentences on either side"
+        );
+        assert_eq!(
+            in_common(&one, Some(&none)),
+            "it shares only ‘cache’ with the sentence before it, and nothing with the one after"
+        );
+        assert_eq!(
+            in_common(&many, None),
+            "it shares few words with the sentence before it (‘sign’, ‘trap’, ‘black’)"
+        );
+        assert_eq!(
+            in_common(&none, Some(&many)),
+            "it shares no content words with the sentence before it, and a few with the one \
+             after (‘sign’, ‘trap’, ‘black’)"
+        );
+    }
     #[test]
     fn flags_only_transitions_weak_on_both_counts() {
         let src = "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
