@@ -1335,6 +1335,34 @@ fn eval_prose_on_the_committed_slice() {
     insta::assert_snapshot!("prose_slice", summary.join("\n"));
 }
 
+/// A section Segue does not reorder (too few units, or not running prose) keeps the author's
+/// order, and an explicit `--section` says why.
+#[test]
+fn reorder_leaves_structure_and_short_sections_to_the_author() {
+    let dir = temp_dir();
+    let text = "# Two\n\nPenguins waddle across the ice.\n\nThe cache stores vectors.\n\n\
+# Steps\n\nInstall it with:\n\n    cargo install segue\n\nThen run it on a file.\n\nThe moon is bright.\n";
+    write(dir.path(), "short.md", text.as_bytes());
+    let file = dir.path().join("short.md");
+    let file = file.to_str().expect("utf-8 path");
+    let run = segue(&["reorder", "--tier", "0", "--section", "1", file]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("the author's order stands: it has 2 units; Segue reorders 3 to 8"),
+        "{}",
+        run.stderr
+    );
+    let run = segue(&["reorder", "--tier", "0", "--section", "2", file]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("running prose only"), "{}", run.stderr);
+    let run = segue(&[
+        "reorder", "--tier", "0", "--scorer", "lexical", "--write", file,
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(std::fs::read_to_string(file).unwrap(), text);
+}
+
 /// `segue reorder` on a whole real document with several sections rewrites them all (or says the
 /// order stands): never the permutation error.
 #[test]

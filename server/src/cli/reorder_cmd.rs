@@ -5,7 +5,7 @@ use super::scorers::{order_scorer, read_document, scorers_for};
 use super::write::{replace_with, Method, WriteOptions};
 use crate::config::{parse_tier, TierChoice};
 use crate::order::permute::{apply, permute};
-use crate::order::reorder::{propose, Container, Proposal};
+use crate::order::reorder::{propose, reorderable, Container, Proposal};
 use crate::text::{Document, LineIndex};
 use anyhow::{bail, Context};
 use std::io::Write;
@@ -92,14 +92,25 @@ fn run_with(args: ReorderArgs, before_check: &mut dyn FnMut()) -> anyhow::Result
     let source = file.text.as_str();
     let set = scorers_for(args.tier)?;
     let scorer = order_scorer(&set, args.scorer.as_deref())?;
-    let proposals: Vec<Proposal> = containers(&doc, &args)?
+    let chosen = containers(&doc, &args)?;
+    if let ([only], true) = (
+        chosen.as_slice(),
+        args.section.is_some() || args.paragraph.is_some(),
+    ) {
+        if let Err(kept) = reorderable(&doc, *only) {
+            eprintln!("{}: the author's order stands: {kept}", args.path.display());
+            return Ok(0);
+        }
+    }
+    let proposals: Vec<Proposal> = chosen
         .into_iter()
         .filter_map(|c| propose(&doc, source, c, scorer.as_ref()))
         .filter(Proposal::worthwhile)
         .collect();
     if proposals.is_empty() {
         eprintln!(
-            "{}: the current order is already the best the {} scorer finds",
+            "{}: the author's order stands: the {} judge is not confident that another order is \
+             better",
             args.path.display(),
             scorer.name()
         );
@@ -230,8 +241,7 @@ fn verify_permutation(before: &str, after: &str, p: &Proposal) -> anyhow::Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::order::reorder::{propose, Change, Container};
-    use crate::score::lexical::Lexical;
+    use crate::order::reorder::{unit_extents, Change, Container};
     use crate::text::{parse, Format};
 
     /// A real multi-section document (the committed slice of the real-prose corpus).
@@ -285,18 +295,32 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
+    /// Every section of `doc` with at least two paragraphs, its paragraphs reversed.
+    fn reversed_sections(doc: &Document, source: &str) -> Vec<Proposal> {
+        (0..doc.sections.len())
+            .filter_map(|s| {
+                let container = Container::Section(s);
+                let spans = unit_extents(doc, source, container)?;
+                (spans.len() >= 2).then(|| Proposal {
+                    container,
+                    order: (0..spans.len()).rev().collect(),
+                    spans,
+                    change: Change::Reorder,
+                    before: 0.0,
+                    after: 0.0,
+                    margin: 0.0,
+                    confidence: None,
+                    threshold: None,
+                    exact: true,
+                })
+            })
+            .collect()
+    }
+
     #[test]
     fn several_sections_reorder_in_one_rewrite() {
         let doc = parse(CLICK_WHY, Format::Markdown);
-        // Every section with at least two paragraphs gets a proposal that reverses them.
-        let proposals: Vec<Proposal> = (0..doc.sections.len())
-            .filter_map(|s| propose(&doc, CLICK_WHY, Container::Section(s), &Lexical::plain()))
-            .map(|mut p| {
-                p.order = (0..p.spans.len()).rev().collect();
-                p.change = Change::Reorder;
-                p
-            })
-            .collect();
+        let proposals = reversed_sections(&doc, CLICK_WHY);
         assert!(proposals.len() >= 3, "{} proposals", proposals.len());
         let text = rewrite(CLICK_WHY, &proposals).expect("a whole-file rewrite");
         assert_eq!(text.len(), CLICK_WHY.len());
@@ -311,14 +335,7 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
         crate::cli::write::write_atomically(&path, &text).unwrap();
         let written = std::fs::read_to_string(&path).unwrap();
         let doc2 = parse(&written, Format::Markdown);
-        let back: Vec<Proposal> = proposals
-            .iter()
-            .filter_map(|p| propose(&doc2, &written, p.container, &Lexical::plain()))
-            .map(|mut p| {
-                p.order = (0..p.spans.len()).rev().collect();
-                p
-            })
-            .collect();
+        let back = reversed_sections(&doc2, &written);
         assert_eq!(rewrite(&written, &back).unwrap(), CLICK_WHY);
     }
 }

@@ -13,9 +13,9 @@
 use super::prose::ProseDoc;
 use crate::order::metrics::kendall_tau;
 use crate::order::overrule::{Evidence, OverruleModel};
-use crate::order::reorder::{decide, MIN_GAIN};
+use crate::order::reorder::{decide, reorderable, unit_texts, Container, MIN_GAIN};
 use crate::score::{Level, Scorer, Unit};
-use crate::text::{parse, Document, Ending};
+use crate::text::{parse, Document};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -23,8 +23,6 @@ use serde::Serialize;
 
 /// Share of untouched containers that may get a proposal at the calibrated margin.
 pub const UNTOUCHED_TARGET: f64 = 0.05;
-/// Fewest and most units of a container in the test.
-pub const UNITS: std::ops::RangeInclusive<usize> = 3..=8;
 
 /// The verdicts on one container.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -60,31 +58,21 @@ pub struct ShuffledCase {
     pub exact: bool,
 }
 
-/// The containers of `doc` the test uses, as unit texts per level.
+/// The containers of `doc` the test uses, as unit texts per level: those Segue reorders
+/// ([`reorderable`]).
 fn containers(doc: &Document) -> Vec<(Level, Vec<Unit<'_>>)> {
     let mut out = Vec::new();
-    let prose = |p: &crate::text::Paragraph| {
-        !p.list
-            && p.own_sentences == p.sentences.len()
-            && p.sentences.iter().all(|s| s.ending() == Ending::Complete)
-    };
-    for section in &doc.sections {
-        let paras = &section.paragraphs;
-        if UNITS.contains(&paras.len()) && paras.iter().all(|p| prose(p) && !p.after_block) {
-            out.push((
-                Level::Paragraph,
-                paras
-                    .iter()
-                    .map(|p| p.sentences.iter().map(|s| s.text.as_str()).collect())
-                    .collect(),
-            ));
-        }
-        for p in paras {
-            if UNITS.contains(&p.sentences.len()) && prose(p) {
-                out.push((
-                    Level::Sentence,
-                    p.sentences.iter().map(|s| vec![s.text.as_str()]).collect(),
-                ));
+    for (s, section) in doc.sections.iter().enumerate() {
+        let mut all = vec![Container::Section(s)];
+        all.extend((0..section.paragraphs.len()).map(|p| Container::Paragraph {
+            section: s,
+            paragraph: p,
+        }));
+        for c in all {
+            if reorderable(doc, c).is_ok() {
+                if let Some(units) = unit_texts(doc, c) {
+                    out.push((c.level(), units));
+                }
             }
         }
     }

@@ -45,8 +45,63 @@ impl Container {
 
 /// Smallest gain in mean transition score for which a reorder is offered.
 pub const MIN_GAIN: f64 = 0.02;
-/// Most units in a container for which an order is proposed.
-pub const MAX_UNITS: usize = 60;
+/// How many units a container needs for an order to be proposed: the range on which the judges'
+/// margins and overrule models are calibrated (`segue eval --task reorder`). Beyond it no judge
+/// has been shown to know better than the author.
+pub const UNITS: std::ops::RangeInclusive<usize> = 3..=8;
+
+/// Why a container is left in the author's order, whatever a judge thinks of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Kept {
+    /// Fewer or more units than [`UNITS`].
+    #[error("it has {0} units; Segue reorders 3 to 8")]
+    Size(usize),
+    /// A unit is not running prose: a list, a lead-in, a line that does not end as a sentence
+    /// does, or (for a section) a paragraph after a code block, table or other block.
+    #[error("it holds lists, code, lead-ins or lines that do not end as sentences do; Segue reorders running prose only")]
+    NotProse,
+    /// No such container.
+    #[error("there is no such section or paragraph")]
+    Missing,
+}
+
+/// Whether `container` is one Segue proposes orders for: [`UNITS`] units, every one running
+/// prose (no list, no lead-in, each sentence ending as a sentence does; in a section, no
+/// paragraph after a code block or table). These are the containers the judges are calibrated
+/// on; anything else keeps the author's order.
+pub fn reorderable(doc: &Document, container: Container) -> Result<(), Kept> {
+    let prose = |p: &crate::text::Paragraph| {
+        !p.list
+            && p.own_sentences == p.sentences.len()
+            && p.sentences
+                .iter()
+                .all(|s| s.ending() == crate::text::Ending::Complete)
+    };
+    let (units, all_prose) = match container {
+        Container::Section(s) => {
+            let paras = &doc.sections.get(s).ok_or(Kept::Missing)?.paragraphs;
+            (
+                paras.len(),
+                paras.iter().all(|p| prose(p) && !p.after_block),
+            )
+        }
+        Container::Paragraph { section, paragraph } => {
+            let p = doc
+                .sections
+                .get(section)
+                .and_then(|s| s.paragraphs.get(paragraph))
+                .ok_or(Kept::Missing)?;
+            (p.sentences.len(), prose(p))
+        }
+    };
+    if !UNITS.contains(&units) {
+        return Err(Kept::Size(units));
+    }
+    if !all_prose {
+        return Err(Kept::NotProse);
+    }
+    Ok(())
+}
 /// Time budget of the decoder for containers beyond the exact decoder's reach.
 pub const DECODE_BUDGET: Duration = Duration::from_millis(200);
 
@@ -386,18 +441,17 @@ fn single_move(order: &[usize]) -> Option<Change> {
     None
 }
 
-/// The reorder proposal for `container` under `scorer`, or `None` when it has fewer than two or
-/// more than [`MAX_UNITS`] units. The margin is the scorer's shipped one ([`margin`]).
+/// The reorder proposal for `container` under `scorer`, or `None` when the container keeps the
+/// author's order whatever the judge thinks ([`reorderable`]). Whether it is offered is
+/// [`Proposal::worthwhile`].
 pub fn propose(
     doc: &Document,
     source: &str,
     container: Container,
     scorer: &dyn Scorer,
 ) -> Option<Proposal> {
+    reorderable(doc, container).ok()?;
     let units = unit_texts(doc, container)?;
-    if !(2..=MAX_UNITS).contains(&units.len()) {
-        return None;
-    }
     let spans = unit_extents(doc, source, container)?;
     let level = container.level();
     let table = scorer.prepare(&units, level);
@@ -458,6 +512,30 @@ mod tests {
             out,
             "Last (third). **Bold first.** Then *second one.*\n\n- item one\n"
         );
+    }
+
+    #[test]
+    fn only_running_prose_of_three_to_eight_units_is_reordered() {
+        let prose = "# A\n\nThe moon is bright. It rose late.\n\nThe sun set early. It was red.\n\nThe stars came out. They shone.\n";
+        let doc = parse(prose, Format::Markdown);
+        assert_eq!(reorderable(&doc, Container::Section(0)), Ok(()));
+        let two = "# A\n\nThe moon is bright.\n\nThe sun set early.\n";
+        let doc = parse(two, Format::Markdown);
+        assert_eq!(reorderable(&doc, Container::Section(0)), Err(Kept::Size(2)));
+        assert!(propose(&doc, two, Container::Section(0), &Lexical::plain()).is_none());
+        let nine: String = (0..9)
+            .map(|i| format!("Unit {i} says a thing.\n\n"))
+            .collect();
+        let doc = parse(&nine, Format::Markdown);
+        assert_eq!(reorderable(&doc, Container::Section(0)), Err(Kept::Size(9)));
+        // A lead-in and its code block, and a list: structure, not running prose.
+        let mixed = "# A\n\nRun the command:\n\n```\nls -a\n```\n\nThe output lists files.\n\n- one item\n\nThe end is near.\n";
+        let doc = parse(mixed, Format::Markdown);
+        assert_eq!(
+            reorderable(&doc, Container::Section(0)),
+            Err(Kept::NotProse)
+        );
+        assert_eq!(reorderable(&doc, Container::Section(7)), Err(Kept::Missing));
     }
 
     #[test]
