@@ -570,20 +570,21 @@ fn novelty_gate(tier: u8) -> f64 {
     }
 }
 
-/// The finding on a unit many of whose words appear nowhere else in the document. The message
+/// The finding on a unit many of whose words appear in no other unit of its level. The message
 /// gives the share (its novelty) rather than "most", which a unit that stands out against a
-/// document of recurring words may not reach.
+/// document of recurring words may not reach, and says where the words were looked for (the
+/// document's other sentences or paragraphs: code and headings are not prose and do not count).
 fn foreign(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
     let (unit, _) = unit_names(t.level);
     let words = match t.novelty {
         Some(n) if n >= 0.995 => {
-            "none of its content words appear anywhere else in the document".to_string()
+            format!("none of its content words appear in any other {unit} of the document")
         }
         Some(n) => format!(
-            "{:.0} % of its content words appear nowhere else in the document",
+            "{:.0} % of its content words appear in no other {unit} of the document",
             n * 100.0
         ),
-        None => "most of its words appear nowhere else in the document".to_string(),
+        None => format!("most of its words appear in no other {unit} of the document"),
     };
     let message = format!(
         "This {unit} seems out of place: {words}. Consider cutting it, or moving it to where its \
@@ -848,7 +849,7 @@ mod tests {
         assert!(
             found[0]
                 .message
-                .contains("none of its content words appear anywhere else in the document"),
+                .contains("none of its content words appear in any other"),
             "{}",
             found[0].message
         );
