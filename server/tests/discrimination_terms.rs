@@ -72,7 +72,7 @@ impl Scorer for Term {
                     .ok()?
                     .0
             } else {
-                self.inner.model().shared_scores(level, units, &v).ok()?
+                self.inner.model().scores(level, units, &v).ok()?
             };
             Some(scores.chain(&self.weights))
         });

@@ -730,7 +730,7 @@ fn closing_a_document_frees_its_state() {
     c.open(&uri, "markdown", 1, BLATANT_MD);
     c.diagnostics(&uri, 1);
     let line = line_of(BLATANT_MD, "Krill swarm");
-    let mut hover = |c: &mut Client| -> Option<lsp::Hover> {
+    let hover = |c: &mut Client| -> Option<lsp::Hover> {
         c.request::<lsp::request::HoverRequest>(lsp::HoverParams {
             text_document_position_params: lsp::TextDocumentPositionParams {
                 text_document: lsp::TextDocumentIdentifier { uri: uri.clone() },

@@ -146,23 +146,7 @@ pub fn replace(
     read: &Snapshot,
     options: WriteOptions,
 ) -> Result<Method, WriteError> {
-    replace_with(path, text, read, options, &mut || {})
-}
-
-/// [`replace`], calling `before_check` right before the file is compared with `read`: the
-/// moment a concurrent change would slip through unnoticed (tests change the file there).
-pub(crate) fn replace_with(
-    path: &Path,
-    text: &[u8],
-    read: &Snapshot,
-    options: WriteOptions,
-    before_check: &mut dyn FnMut(),
-) -> Result<Method, WriteError> {
-    replace_hooked(path, text, read, options, &mut |moment| {
-        if moment == Moment::Check {
-            before_check();
-        }
-    })
+    replace_hooked(path, text, read, options, &mut |_| {})
 }
 
 /// The moments of a write at which [`replace_hooked`] calls its hook.
@@ -446,11 +430,13 @@ mod tests {
     /// Replaces `path` with two swapped paragraphs while a line is appended to it at the last
     /// moment, and returns the error that must follow.
     fn replace_after_an_append(path: &Path, snapshot: &Snapshot) -> WriteError {
-        let mut append = || {
-            let mut f = OpenOptions::new().append(true).open(path).unwrap();
-            f.write_all(b"three\n").unwrap();
+        let mut append = |moment| {
+            if moment == Moment::Check {
+                let mut f = OpenOptions::new().append(true).open(path).unwrap();
+                f.write_all(b"three\n").unwrap();
+            }
         };
-        replace_with(
+        replace_hooked(
             path,
             b"two\n\none\n",
             snapshot,
@@ -549,12 +535,14 @@ mod tests {
         let (_dir, path) = file_with("one\n");
         let read = read_file(&path).unwrap();
         let time = std::fs::metadata(&path).unwrap().modified().unwrap();
-        let mut swap = || {
-            std::fs::write(&path, "eno\n").unwrap();
-            let f = OpenOptions::new().write(true).open(&path).unwrap();
-            f.set_modified(time).unwrap();
+        let mut swap = |moment| {
+            if moment == Moment::Check {
+                std::fs::write(&path, "eno\n").unwrap();
+                let f = OpenOptions::new().write(true).open(&path).unwrap();
+                f.set_modified(time).unwrap();
+            }
         };
-        let err = replace_with(
+        let err = replace_hooked(
             &path,
             b"xxx\n",
             &read.snapshot,

@@ -134,10 +134,7 @@ impl OrderingScorer {
         let weights = self
             .weights(level)
             .ok_or(OrderingError::NoHead(level.name()))?;
-        Ok(self
-            .model
-            .shared_scores(level, units, &vectors)?
-            .chain(&weights))
+        Ok(self.model.scores(level, units, &vectors)?.chain(&weights))
     }
 }
 
@@ -232,7 +229,7 @@ impl OrderingTerms {
             }
             scores
         } else {
-            self.scorer.model.shared_scores(level, units, &vectors)?
+            self.scorer.model.scores(level, units, &vectors)?
         };
         let tables: Vec<(ChainTable, f64)> = self
             .terms(level)

@@ -25,13 +25,13 @@ pub struct OrderingModel {
     meta: OrderingMeta,
     sentence: Option<Head>,
     paragraph: Option<Head>,
+    memo: ScoresMemo,
+    cells: AtomicU64,
     dir: PathBuf,
     provider: Provider,
     models_dir: PathBuf,
     options: ModelOptions,
     reader: OnceLock<Result<Arc<ParagraphReader>, String>>,
-    memo: ScoresMemo,
-    cells: AtomicU64,
 }
 
 impl std::fmt::Debug for OrderingModel {
@@ -244,7 +244,7 @@ impl OrderingModel {
         units: &[Unit<'_>],
         vectors: &[Vec<f32>],
     ) -> Result<(Arc<OrderScores>, ReaderUse), OrderingError> {
-        let scores = self.shared_scores(level, units, vectors)?;
+        let scores = self.scores(level, units, vectors)?;
         if !self.reader_reads(units.len()) {
             return Ok((scores, ReaderUse::NotApplicable));
         }
@@ -357,20 +357,10 @@ impl OrderingModel {
         })
     }
 
-    /// The objective's ingredients for `units` at `level`.
+    /// The objective's ingredients for `units` at `level`: the heads' outputs as
+    /// [`OrderScores`]. The heads run only when no scorer over this model has scored the same set
+    /// lately ([`ScoresMemo`]); the scores are the same either way.
     pub fn scores(
-        &self,
-        level: Level,
-        units: &[Unit<'_>],
-        vectors: &[Vec<f32>],
-    ) -> Result<OrderScores, OrderingError> {
-        let out = self.run(level, units, vectors)?;
-        Ok(OrderScores::new(&out, vectors))
-    }
-
-    /// [`OrderingModel::scores`], shared: the heads run only when no scorer over this model has
-    /// scored the same set lately ([`ScoresMemo`]); the scores are the same either way.
-    pub fn shared_scores(
         &self,
         level: Level,
         units: &[Unit<'_>],
@@ -379,7 +369,8 @@ impl OrderingModel {
         if let Some(scores) = self.memo.get(level, units, vectors) {
             return Ok(scores);
         }
-        let scores = Arc::new(self.scores(level, units, vectors)?);
+        let out = self.run(level, units, vectors)?;
+        let scores = Arc::new(OrderScores::new(&out, vectors));
         self.memo.put(level, units, vectors, scores.clone());
         Ok(scores)
     }
@@ -408,7 +399,7 @@ impl OrderingModel {
             self.reader_weights(level),
         ) else {
             return Ok(Objective {
-                scores: self.shared_scores(level, units, vectors)?,
+                scores: self.scores(level, units, vectors)?,
                 weights: head,
                 reader: ReaderUse::NotApplicable,
             });
