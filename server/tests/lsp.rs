@@ -721,6 +721,35 @@ fn closing_a_document_clears_its_diagnostics() {
     assert!(c.shutdown_and_exit().success());
 }
 
+/// After `didClose` the server keeps nothing of the document: a hover that found its scores
+/// while it was open finds nothing.
+#[test]
+fn closing_a_document_frees_its_state() {
+    let mut c = started(push_caps(), quick());
+    let uri = scratch_uri("freed.md");
+    c.open(&uri, "markdown", 1, BLATANT_MD);
+    c.diagnostics(&uri, 1);
+    let line = line_of(BLATANT_MD, "Krill swarm");
+    let hover = |c: &mut Client| -> Option<lsp::Hover> {
+        c.request::<lsp::request::HoverRequest>(lsp::HoverParams {
+            text_document_position_params: lsp::TextDocumentPositionParams {
+                text_document: lsp::TextDocumentIdentifier { uri: uri.clone() },
+                position: lsp::Position {
+                    line,
+                    character: 60,
+                },
+            },
+            work_done_progress_params: Default::default(),
+        })
+    };
+    assert!(hover(&mut c).is_some(), "open, the unit has a hover");
+    c.notify::<lsp::notification::DidCloseTextDocument>(lsp::DidCloseTextDocumentParams {
+        text_document: lsp::TextDocumentIdentifier { uri: uri.clone() },
+    });
+    assert!(hover(&mut c).is_none(), "closed, nothing of it is kept");
+    assert!(c.shutdown_and_exit().success());
+}
+
 /// The editor and `segue check` report the same findings for the same text and settings.
 #[test]
 fn diagnostics_agree_with_segue_check() {

@@ -1,13 +1,10 @@
 #!/usr/bin/env python3
 """Discrimination on dev split by document length (fewer than 21 units or at least 21), for the
 scorers of eval.py; prints Markdown tables. Needs target/bbscore/head.npz and clf.npz (run.sh)."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import numpy as np, bb
-from eval import load_head, load_clf, Scorers
-from data import Corpus, SHARED, WORK
+import numpy as np
+from models.train.bbscore import bb
+from models.train.bbscore.eval import load_head, load_clf, Scorers
+from models.train.bbscore.data import Corpus, SHARED, WORK
 from collections import defaultdict
 head,meta=load_head(WORK/"head.npz"); sc=Scorers(head,meta,load_clf(WORK/"clf.npz"))
 dev=Corpus(SHARED/"dev.jsonl")

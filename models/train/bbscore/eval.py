@@ -19,13 +19,12 @@ Spliced check: every dev document of >= 3 paragraphs gets a copy in which about 
 paragraphs (at least one, never the first) are replaced by paragraphs of another dev document of
 the same source, at the same positions; a scorer is right when it prefers the original.
 
-Usage: eval.py [--data dev] [--head target/bbscore/head.npz] [--limit N] [--json OUT]
+Usage, from the repository root: python -m models.train.bbscore.eval [--data dev] [--head target/bbscore/head.npz] [--limit N] [--json OUT]
 """
 
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -33,9 +32,8 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bb  # noqa: E402
-from data import SHARED, WORK, Corpus  # noqa: E402
+from models.train.bbscore import bb
+from models.train.bbscore.data import SHARED, WORK, Corpus
 
 
 def load_head(path: Path):

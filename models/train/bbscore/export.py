@@ -11,22 +11,20 @@ reference values the Rust tests check.
 
 Graphs are built with onnx.helper (no PyTorch), opset 17, deterministic for pinned versions.
 
-Usage: export.py [--head target/bbscore/head.npz] [--clf target/bbscore/clf.npz] [--out models/bbscore]
+Usage, from the repository root: python -m models.train.bbscore.export [--head target/bbscore/head.npz] [--clf target/bbscore/clf.npz] [--out models/bbscore]
 """
 
 import argparse
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bb  # noqa: E402
-from data import ROOT, WORK  # noqa: E402
+from models.train.bbscore import bb
+from models.train.bbscore.data import ROOT, WORK
 
 OPSET = 17
 

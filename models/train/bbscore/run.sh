@@ -14,11 +14,11 @@ T0=$(date +%s)
 step() { echo "== $* ($(( $(date +%s) - T0 ))s)"; }
 step subset;     $PY models/train/bbscore/subset.py --data "$DATA"
 step embed;      $PY models/train/embed.py target/bbscore/train.bb.jsonl --threads 2
-step head;       $PY models/train/bbscore/train.py
-step classifier; $PY models/train/bbscore/train_clf.py
-step export;     $PY models/train/bbscore/export.py
+step head;       $PY -m models.train.bbscore.train
+step classifier; $PY -m models.train.bbscore.train_clf
+step export;     $PY -m models.train.bbscore.export
 step "done training"
 if [ "${SKIP_EVAL:-0}" != 1 ]; then
   $PY models/train/embed.py "$DATA/dev.jsonl" --threads 2
-  $PY models/train/bbscore/eval.py --data "$DATA/dev.jsonl" --json target/bbscore/eval.dev.json
+  $PY -m models.train.bbscore.eval --data "$DATA/dev.jsonl" --json target/bbscore/eval.dev.json
 fi

@@ -19,13 +19,12 @@ Data: target/bbscore/train.bb.jsonl (subset.py) and its embeddings, train only; 
 its documents that data.for_classifier picks is left to the classifier (train_clf.py). Deterministic for
 a --seed (numpy Generator).
 
-Usage: train.py [--dim 32] [--hidden 256] [--steps 3000] [--seed 0]
+Usage, from the repository root: python -m models.train.bbscore.train [--dim 32] [--hidden 256] [--steps 3000] [--seed 0]
 """
 
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -37,9 +36,8 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import grad
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bb  # noqa: E402
-from data import WORK, Corpus, for_classifier  # noqa: E402
+from models.train.bbscore import bb
+from models.train.bbscore.data import WORK, Corpus, for_classifier
 
 
 def init(rng, dim_in, hidden, dim):

@@ -11,13 +11,12 @@ softplus(-(f(original) - f(degraded))), so f ranks orders; sigmoid(f) is the sco
 order score. Features are standardised with the training mean and std (folded into the ONNX).
 Trained on train only; hyper-parameters chosen on dev with eval.py.
 
-Usage: train_clf.py [--head target/bbscore/head.npz] [--hidden 32 16] [--steps 3000] [--seed 0]
+Usage, from the repository root: python -m models.train.bbscore.train_clf [--head target/bbscore/head.npz] [--hidden 32 16] [--steps 3000] [--seed 0]
 """
 
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -28,10 +27,9 @@ import autograd.numpy as anp  # noqa: E402
 import numpy as np  # noqa: E402
 from autograd import grad  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bb  # noqa: E402
-from data import WORK, Corpus, for_classifier  # noqa: E402
-from train import adam  # noqa: E402
+from models.train.bbscore import bb
+from models.train.bbscore.data import WORK, Corpus, for_classifier
+from models.train.bbscore.train import adam
 
 KINDS = ["R1", "R2", "R", "D2", "D5", "D10"]
 

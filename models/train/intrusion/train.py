@@ -27,19 +27,17 @@ per 100 transitions, counted as `segue eval --task findings` counts them. The sc
 how many inserted dev intruders each threshold catches (the flag on the intruder or on the unit
 after it), next to the fixed interruption rule at the same false-alarm rate.
 
-    models/train/.venv/bin/python models/train/intrusion/train.py [--out models/intrusion/intrusion.json]
+    models/train/.venv/bin/python -m models.train.intrusion.train [--out models/intrusion/intrusion.json]
 """
 import argparse
 import json
 import random
-import sys
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "models" / "train" / "bbscore"))
-import data as D  # noqa: E402
+from models.train.bbscore import data as D
 
 FEATURES = [
     "in", "out", "skip", "best", "worst", "skip_minus_best", "skip_minus_worst",

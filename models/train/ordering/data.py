@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cues import FEATURES, pair_matrix, unit_cues
+from models.train.ordering.cues import FEATURES, pair_matrix, unit_cues
 
 ROOT = Path(__file__).resolve().parents[3]
 EMB = ROOT / "target" / "embeddings"

@@ -2,12 +2,14 @@
 that are not first paragraphs (a fixed random sample, seed 0), beside the 97 dev abstracts that
 weight_search.py uses. One abstract is one point of PMR, so model choices need this sample too.
 
-  heldout.py NAME ONNX WEIGHTS_JSON    figures on the 500 paragraphs for each named weight set,
-                                       e.g. '{"shipped": {...}, "alone": {"cross_precedence": 1}}';
-                                       ONNX "-" for the heads alone
-  heldout.py --joint NAME ONNX         weights searched on the abstracts and the paragraphs together,
-                                       figures on each, and 2-fold over the abstracts (the
-                                       paragraphs always in the fitting set)
+Usage, from the repository root (python -m models.train.ordering.heldout …):
+
+  NAME ONNX WEIGHTS_JSON   figures on the 500 paragraphs for each named weight set,
+                           e.g. '{"shipped": {...}, "alone": {"cross_precedence": 1}}';
+                           ONNX "-" for the heads alone
+  --joint NAME ONNX        weights searched on the abstracts and the paragraphs together,
+                           figures on each, and 2-fold over the abstracts (the
+                           paragraphs always in the fitting set)
 
 Set-model logits are cached in target/xenc/heldout-NAME-*.npz. Needs models/train/.venv, the
 sentence head's parameters (target/ordering/params-sentence.npz) and the dev embedding caches.
@@ -19,11 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import data  # noqa: E402
-import decode  # noqa: E402
-import train as T  # noqa: E402
-import weight_search as TU  # noqa: E402
+from models.train.ordering import data, decode
+from models.train.ordering import train as T
+from models.train.ordering import weight_search as TU
 
 SAMPLE = 500
 

@@ -11,7 +11,7 @@ Data (see subsets.py and models/train/embed.py; embeddings cached under target/e
 A tenth of the training instances (by document hash) is held out for early stopping; dev data is
 only used to choose hyper-parameters and the objective's weights, never to fit the heads.
 
-Usage: train.py [--level sentence|paragraph|both] [--epochs 40] [--attention 0] [--seed 0]
+Usage, from the repository root: python -m models.train.ordering.train [--level sentence|paragraph|both] [--epochs 40] [--attention 0] [--seed 0]
                 [--no-export]
 """
 
@@ -19,7 +19,6 @@ import argparse
 import os
 import hashlib
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -27,11 +26,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import grad
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cues  # noqa: E402
-import data  # noqa: E402
-import decode  # noqa: E402
-import model  # noqa: E402
+from models.train.ordering import cues, data, decode, model
 
 ROOT = data.ROOT
 SHARED = Path(os.environ.get("SEGUE_DATA_DIR") or ROOT.parent / "shared" / "data")

@@ -17,22 +17,19 @@ of the abstracts, measured on the other, both ways, pooled).
 
 Needs: the sentence head's parameters (target/ordering/params-sentence.npz, written by train.py)
 and the dev embeddings cache. Run with models/train/.venv after `models/install`:
-  models/train/.venv/bin/python models/train/ordering/weight_search.py [--no-write]
+  models/train/.venv/bin/python -m models.train.ordering.weight_search [--no-write]
 (--no-write prints the figures and leaves ordering.json alone).
 """
 import hashlib
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import data  # noqa: E402
-import decode  # noqa: E402
-import train as T  # noqa: E402
+from models.train.ordering import data, decode
+from models.train.ordering import train as T
 
 ROOT = data.ROOT
 MODELS = ROOT / "models"

@@ -15,7 +15,7 @@ Rows come from Segue itself:
     segue eval --task reorder --tier 0 --scorer tier0 --data target/prose/dev --copies 3 \\
         --reorder-rows-out target/reorder/tier0-dev.jsonl
     (test likewise; the same with --tier 1 --scorer tier1, train --copies 4)
-    python models/train/reorder/train.py target/reorder models/reorder.json [judge ...]
+    python -m models.train.reorder.train target/reorder models/reorder.json [judge ...]
 
 Weights come from the train part, thresholds from dev; the test part is only reported. Needs numpy.
 """

@@ -2,7 +2,7 @@
 //! sentences.
 
 use super::scorers::{order_scorer, read_document, scorers_for};
-use super::write::{replace_with, Method, WriteOptions};
+use super::write::{replace_hooked, Method, Moment, WriteOptions};
 use crate::config::{parse_tier, TierChoice};
 use crate::order::permute::{apply, permute};
 use crate::order::reorder::{propose, reorderable, Container, Proposal};
@@ -119,12 +119,16 @@ fn run_with(args: ReorderArgs, before_check: &mut dyn FnMut()) -> anyhow::Result
     let rewritten = rewrite(source, &proposals)?;
     if args.write {
         let options = WriteOptions { force: args.force };
-        let how = replace_with(
+        let how = replace_hooked(
             &args.path,
             rewritten.as_bytes(),
             &file.snapshot,
             options,
-            before_check,
+            &mut |moment| {
+                if moment == Moment::Check {
+                    before_check();
+                }
+            },
         )?;
         let note = match how {
             Method::Renamed => String::new(),

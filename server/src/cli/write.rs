@@ -16,6 +16,13 @@
 //!   [`Snapshot`] taken when it was read: which file it is, its size, its modification time and
 //!   the SHA-256 of its contents. Any difference refuses the write and nothing is written, so a
 //!   change made while the command ran (an editor's save, an appended line) is never lost.
+//! - On Linux the rename itself closes the last gap: the new file and the old are *exchanged*
+//!   atomically (`renameat2` with `RENAME_EXCHANGE`), and the file that comes out is compared
+//!   with the snapshot once more; if it changed between the comparison and the exchange, the two
+//!   are exchanged back, so the change stays at its path and the write is refused. Elsewhere, or
+//!   on a file system that cannot exchange, a plain rename follows the comparison: a change made
+//!   in the microseconds between the two is lost. (A program that keeps the old file open and
+//!   writes to it after the exchange writes to the replaced file, as with any save by rename.)
 //!
 //! Extended attributes and ACLs are not copied to the temporary file.
 
@@ -97,6 +104,22 @@ pub enum WriteError {
         /// What the operating system said.
         error: std::io::Error,
     },
+    /// The file changed between the last comparison and the exchange, and exchanging it back
+    /// failed: the changed file is at `kept`, the new contents at `path`.
+    #[error(
+        "{} changed while it was being replaced and could not be put back ({error}); the changed \
+         file is at {}",
+        path.display(),
+        kept.display()
+    )]
+    Stranded {
+        /// The file as given.
+        path: PathBuf,
+        /// Where the changed file is.
+        kept: PathBuf,
+        /// What the operating system said.
+        error: std::io::Error,
+    },
     /// Overwriting in place failed part way.
     #[error(
         "writing {} in place ({reason}) failed: {error}; {}",
@@ -123,18 +146,27 @@ pub fn replace(
     read: &Snapshot,
     options: WriteOptions,
 ) -> Result<Method, WriteError> {
-    replace_with(path, text, read, options, &mut || {})
+    replace_hooked(path, text, read, options, &mut |_| {})
 }
 
-/// [`replace`], calling `before_check` right before the file is compared with `read`: the
-/// moment a concurrent change would slip through unnoticed (tests change the file there).
-pub(crate) fn replace_with(
+/// The moments of a write at which [`replace_hooked`] calls its hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Moment {
+    /// Right before the file is compared with what was read.
+    Check,
+    /// After that comparison, right before the new file takes the old one's place.
+    Rename,
+}
+
+/// [`replace`], calling `hook` at each [`Moment`] (tests change the file there).
+pub(crate) fn replace_hooked(
     path: &Path,
     text: &[u8],
     read: &Snapshot,
     options: WriteOptions,
-    before_check: &mut dyn FnMut(),
+    hook: &mut dyn FnMut(Moment),
 ) -> Result<Method, WriteError> {
+    let mut before_check = || hook(Moment::Check);
     let io = |error| WriteError::Io {
         path: path.to_path_buf(),
         error,
@@ -154,7 +186,7 @@ pub(crate) fn replace_with(
     }
     if let Some(n) = hard_links(&meta) {
         let reason = InPlaceReason::HardLinks(n);
-        return overwrite_in_place(path, &target, text, read, reason, before_check);
+        return overwrite_in_place(path, &target, text, read, reason, &mut before_check);
     }
     let dir = target.parent().unwrap_or(Path::new("/"));
     let name = target
@@ -178,7 +210,7 @@ pub(crate) fn replace_with(
             text,
             read,
             InPlaceReason::Owner,
-            before_check,
+            &mut before_check,
         );
     }
     // After the owner: changing it may clear the set-user-ID bits.
@@ -189,12 +221,69 @@ pub(crate) fn replace_with(
     before_check();
     let mut current = File::open(&target).map_err(io)?;
     unchanged(path, &mut current, read)?;
-    tmp.persist(&target).map_err(|e| io(e.error))?;
+    drop(current);
+    hook(Moment::Rename);
+    if exchange(tmp.path(), &target).map_err(io)? {
+        // What stood at the path now stands at the temporary path: it must still be what was read.
+        let out = File::open(tmp.path())
+            .map_err(io)
+            .and_then(|mut old| unchanged(path, &mut old, read));
+        if let Err(refused) = out {
+            // Put the changed file back; the new contents leave with the temporary file.
+            if let Err(error) = exchange(tmp.path(), &target) {
+                let kept = tmp.into_temp_path().keep().map_err(|e| io(e.error))?;
+                return Err(WriteError::Stranded {
+                    path: path.to_path_buf(),
+                    kept,
+                    error,
+                });
+            }
+            return Err(refused);
+        }
+        // Dropping the temporary file removes the old contents from the temporary path.
+        drop(tmp);
+    } else {
+        tmp.persist(&target).map_err(|e| io(e.error))?;
+    }
     // Make the rename itself durable; a folder that cannot be synced is no reason to fail.
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
     Ok(Method::Renamed)
+}
+
+/// Exchanges the files at `a` and `b` atomically (`renameat2` with `RENAME_EXCHANGE`): `Ok(false)`
+/// where the system or the file system cannot, and then nothing moved.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let a = CString::new(a.as_os_str().as_bytes())?;
+    let b = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both are NUL-terminated paths that live across the call; `AT_FDCWD` resolves them
+    // as `rename` would.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if done == 0 {
+        return Ok(true);
+    }
+    let error = std::io::Error::last_os_error();
+    match error.raw_os_error() {
+        Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => Ok(false),
+        _ => Err(error),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<bool> {
+    Ok(false)
 }
 
 /// Writes `text` to `path`, a file the command produces (an output, not a file it read): through
@@ -341,11 +430,13 @@ mod tests {
     /// Replaces `path` with two swapped paragraphs while a line is appended to it at the last
     /// moment, and returns the error that must follow.
     fn replace_after_an_append(path: &Path, snapshot: &Snapshot) -> WriteError {
-        let mut append = || {
-            let mut f = OpenOptions::new().append(true).open(path).unwrap();
-            f.write_all(b"three\n").unwrap();
+        let mut append = |moment| {
+            if moment == Moment::Check {
+                let mut f = OpenOptions::new().append(true).open(path).unwrap();
+                f.write_all(b"three\n").unwrap();
+            }
         };
-        replace_with(
+        replace_hooked(
             path,
             b"two\n\none\n",
             snapshot,
@@ -374,18 +465,84 @@ mod tests {
         assert_eq!(entries(dir.path()), 1, "no temporary file left");
     }
 
+    /// A change made after the last comparison, right before the new file takes the old one's
+    /// place, is caught by the exchange: the changed file is put back and the write refused.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_change_between_the_check_and_the_rename_survives() {
+        let (dir, path) = file_with("one\n\ntwo\n");
+        let read = read_file(&path).unwrap();
+        let mut appended = 0;
+        let mut append = |moment: Moment| {
+            if moment == Moment::Rename {
+                let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+                f.write_all(b"three\n").unwrap();
+                appended += 1;
+            }
+        };
+        let err = replace_hooked(
+            &path,
+            b"two\n\none\n",
+            &read.snapshot,
+            WriteOptions::default(),
+            &mut append,
+        )
+        .unwrap_err();
+        assert_eq!(appended, 1);
+        assert!(matches!(err, WriteError::Changed { .. }), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "one\n\ntwo\nthree\n"
+        );
+        assert_eq!(entries(dir.path()), 1, "no temporary file left");
+        // A file replaced by another (an editor's save by rename) at that moment survives too.
+        let read = read_file(&path).unwrap();
+        let saved = dir.path().join("saved.tmp");
+        let mut save = |moment: Moment| {
+            if moment == Moment::Rename {
+                std::fs::write(&saved, "saved\n").unwrap();
+                std::fs::rename(&saved, &path).unwrap();
+            }
+        };
+        let err = replace_hooked(
+            &path,
+            b"x\n",
+            &read.snapshot,
+            WriteOptions::default(),
+            &mut save,
+        )
+        .unwrap_err();
+        assert!(matches!(err, WriteError::Changed { .. }), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "saved\n");
+        assert_eq!(entries(dir.path()), 1, "no temporary file left");
+        // Unchanged, the exchange writes and leaves nothing behind.
+        let read = read_file(&path).unwrap();
+        let how = replace_hooked(
+            &path,
+            b"x\n",
+            &read.snapshot,
+            WriteOptions::default(),
+            &mut |_| {},
+        );
+        assert_eq!(how.unwrap(), Method::Renamed);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "x\n");
+        assert_eq!(entries(dir.path()), 1, "no temporary file left");
+    }
+
     /// Same size, same modification time, other bytes: the hash tells.
     #[test]
     fn a_same_size_change_with_the_old_time_is_caught_by_the_hash() {
         let (_dir, path) = file_with("one\n");
         let read = read_file(&path).unwrap();
         let time = std::fs::metadata(&path).unwrap().modified().unwrap();
-        let mut swap = || {
-            std::fs::write(&path, "eno\n").unwrap();
-            let f = OpenOptions::new().write(true).open(&path).unwrap();
-            f.set_modified(time).unwrap();
+        let mut swap = |moment| {
+            if moment == Moment::Check {
+                std::fs::write(&path, "eno\n").unwrap();
+                let f = OpenOptions::new().write(true).open(&path).unwrap();
+                f.set_modified(time).unwrap();
+            }
         };
-        let err = replace_with(
+        let err = replace_hooked(
             &path,
             b"xxx\n",
             &read.snapshot,

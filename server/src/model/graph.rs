@@ -28,14 +28,15 @@ pub struct GraphInput<'a> {
 
 impl Graph {
     /// Loads the ONNX file at `path` with `runtime`, on the device `options` ask for (ONNX
-    /// Runtime's own search for its library starts from `models_dir`).
+    /// Runtime's own search for its library starts from `models_dir`); on the CPU without a
+    /// memory arena ([`Runtime::session_with`]).
     pub fn load(
         runtime: &Runtime,
         path: &Path,
         options: &ModelOptions,
         models_dir: &Path,
     ) -> Result<Graph, ModelError> {
-        let choice = runtime.session(path, options, Some(models_dir))?;
+        let choice = runtime.session_with(path, options, Some(models_dir), false)?;
         let session = &choice.session;
         let inputs = session
             .inputs()

@@ -27,9 +27,8 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 /// The largest set scored as one; larger sets are scored in overlapping windows of this size. Above
-/// the longest dev document (491 sentences), so the dev figures are those of whole-set tables.
-/// With windows, `segue check --scorer tier1` on a 2,686-sentence document peaks at 1.2 GB in
-/// 13 s; as one set (before windows, with the first version of `tier1`) it took 6.3 GB and 34 s.
+/// the longest dev document (491 sentences), so the dev figures are those of whole-set tables;
+/// the cost of a set grows with its square up to here, and linearly with the set beyond.
 pub const MAX_SET: usize = 512;
 
 /// Distance between the starts of consecutive windows.
@@ -232,21 +231,49 @@ impl OrderingTerms {
         } else {
             self.scorer.model.scores(level, units, &vectors)?
         };
-        Ok(TermMix {
-            n: units.len(),
-            tables: self
-                .terms(level)
-                .iter()
-                .map(|(w, share)| (scores.chain(w), *share))
-                .collect(),
-        })
+        let tables: Vec<(ChainTable, f64)> = self
+            .terms(level)
+            .iter()
+            .map(|(w, share)| (scores.chain(w), *share))
+            .collect();
+        Ok(TermMix::new(units.len(), tables))
     }
 }
 
-/// Weighted term tables of one set.
+/// Weighted term tables of one set, mixed once into one table: each transition is the
+/// clamped sum of the terms' transitions times their shares. Only the first term's table is
+/// kept besides, for reasons, so a set holds three `n × n` tables whatever the number of terms.
 struct TermMix {
     n: usize,
-    tables: Vec<(ChainTable, f64)>,
+    mixed: Vec<f64>,
+    first: Option<ChainTable>,
+}
+
+impl TermMix {
+    fn new(n: usize, tables: Vec<(ChainTable, f64)>) -> TermMix {
+        if tables.is_empty() {
+            // Every transition 0, as an empty sum: nothing to hold.
+            return TermMix {
+                n,
+                mixed: Vec::new(),
+                first: None,
+            };
+        }
+        let mixed = (0..n * n)
+            .map(|k| {
+                tables
+                    .iter()
+                    .map(|(t, share)| share * t.transition(k / n, k % n))
+                    .sum::<f64>()
+                    .clamp(0.0, 1.0)
+            })
+            .collect();
+        TermMix {
+            n,
+            mixed,
+            first: tables.into_iter().next().map(|(t, _)| t),
+        }
+    }
 }
 
 impl Pairwise for TermMix {
@@ -255,18 +282,17 @@ impl Pairwise for TermMix {
     }
 
     fn transition(&self, from: usize, to: usize) -> f64 {
-        self.tables
-            .iter()
-            .map(|(t, share)| share * t.transition(from, to))
-            .sum::<f64>()
-            .clamp(0.0, 1.0)
+        if from >= self.n || to >= self.n {
+            return 0.0;
+        }
+        self.mixed.get(from * self.n + to).copied().unwrap_or(0.0)
     }
 
     /// The heads' precedence view (every term's table quotes the same one).
     fn reason(&self, from: usize, to: usize) -> Reason {
-        self.tables
-            .first()
-            .map(|(t, _)| t.reason(from, to))
+        self.first
+            .as_ref()
+            .map(|t| t.reason(from, to))
             .unwrap_or_default()
     }
 }
@@ -302,10 +328,7 @@ impl Scorer for OrderingTerms {
                 {
                     eprintln!("segue: warning: the ordering heads failed ({e}); their part of the score is left at 0");
                 }
-                Box::new(TermMix {
-                    n: units.len(),
-                    tables: Vec::new(),
-                })
+                Box::new(TermMix::new(units.len(), Vec::new()))
             }
         }
     }

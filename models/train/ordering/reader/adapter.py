@@ -10,22 +10,21 @@ It also writes `models/ordering/reader-fixture.json`: dev paragraphs with the co
 outputs computed here by PyTorch, which the export's check and server/tests/reader.rs (ONNX Runtime
 from Rust) must reproduce, and prints the compressed model's dev figures.
 
-Usage (the torch venv of ../README.md): adapter.py [CHECKPOINT] [--rank 32]
+Usage, from the repository root (the torch venv of ../README.md):
+    python -m models.train.ordering.reader.adapter [CHECKPOINT] [--rank 32]
 """
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import torch
 from safetensors.numpy import load_file, save_file
 
+from models.train.ordering.lowrank import compress, merged
+from models.train.ordering.reader import train as RT
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
-import train as RT  # noqa: E402
-from lowrank import compress, merged  # noqa: E402
 
 OUT = RT.R / "models" / "ordering"
 HEADS = ("pos", "prec", "succ")

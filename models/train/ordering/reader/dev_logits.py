@@ -1,18 +1,16 @@
 """Writes the paragraph reader's dev outputs where heldout.py reads a pair model's logits, so the
 order objective's weights can be searched with the reader in place of the pair cross-encoder:
 
-    target/xenc/venv/bin/python models/train/ordering/reader/dev_logits.py [CHECKPOINT] [NAME]
-    models/train/.venv/bin/python models/train/ordering/heldout.py --joint NAME cached
+    target/xenc/venv/bin/python -m models.train.ordering.reader.dev_logits [CHECKPOINT] [NAME]
+    models/train/.venv/bin/python -m models.train.ordering.heldout --joint NAME cached
 
 X[i][j] is the reader's antisymmetric precedence logit (so heldout.py's (X - X^T)/2 is that logit),
 N[i][j] its successor logit; both indexed in gold order, as heldout.py's instances are.
 """
 import sys
-from pathlib import Path
 import numpy as np, torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import train as RT  # noqa: E402
+from models.train.ordering.reader import train as RT
 
 ckpt = sys.argv[1] if len(sys.argv) > 1 else str(RT.R / "target/xenc/reader.pt")
 name = sys.argv[2] if len(sys.argv) > 2 else "reader"

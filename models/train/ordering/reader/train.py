@@ -13,7 +13,7 @@ Train split only (the paragraphs finetune.py uses); dev: the 97 dev abstracts of
 and the 500 held-out dev paragraphs of heldout.py (same sample), each read in a shuffled order
 (seed 13), decoded exactly (subset DP) by each read-out and by their sum.
 
-    target/xenc/venv/bin/python models/train/ordering/reader/train.py SECONDS
+    target/xenc/venv/bin/python -m models.train.ordering.reader.train SECONDS
 """
 from pathlib import Path
 import json, os, random, sys, time
@@ -22,12 +22,10 @@ from transformers import BertModel
 from tokenizers import Tokenizer
 
 torch.set_num_threads(int(os.environ.get("THREADS", 2))); torch.manual_seed(0); random.seed(0)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import decode  # noqa: E402  (exact DP and metrics, shared with the heads' trainer)
+from models.train.ordering import decode  # exact DP and metrics, shared with the heads' trainer
 R = Path(__file__).resolve().parents[4]; M = str(R / "target/xenc/minilm")
 SHARED = Path(os.environ.get("SEGUE_DATA_DIR") or R.parent / "shared" / "data")
-sys.path.insert(0, str(R / "models" / "export"))
-from export_reader import unit_token_limit  # noqa: E402  (the export's and Rust's token budget)
+from models.export.export_reader import unit_token_limit  # the export's and Rust's token budget
 PER_SENTENCE = 40  # most tokens kept of one sentence (fewer when a set would not fit the encoder)
 BATCH = int(os.environ.get("BATCH", 8))
 tok = Tokenizer.from_file(M + "/tokenizer.json"); tok.no_truncation(); tok.no_padding()

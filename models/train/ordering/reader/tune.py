@@ -22,28 +22,24 @@ and cut to the reader's 40 tokens, as Segue reads paragraphs), the weights searc
 
 Needs the heads' parameters (target/ordering/params-sentence.npz, params-paragraph.npz) and the dev
 embeddings cache, as ../weight_search.py does. Run with models/train/.venv after `models/install`:
-  models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write] [--start JSON] [--level paragraph]
+  models/train/.venv/bin/python -m models.train.ordering.reader.tune [--no-write] [--start JSON] [--level paragraph]
 """
 import hashlib
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-import decode  # noqa: E402
-import train as T  # noqa: E402
-import weight_search as TU  # noqa: E402
-import heldout as HO  # noqa: E402
+from models.export.export_reader import feed
+from models.train.ordering import decode
+from models.train.ordering import heldout as HO
+from models.train.ordering import train as T
+from models.train.ordering import weight_search as TU
 
 MODELS = TU.MODELS
 ONNX = MODELS / "onnx" / "reader" / "model.onnx"
-sys.path.insert(0, str(MODELS / "export"))
-from export_reader import feed  # noqa: E402
 
 PER_SENTENCE = 40
 MAX_UNITS = 16

@@ -2,6 +2,7 @@
 //! the paragraph reader; [`OrderingModel::objective`] combines their outputs.
 
 use super::cues::{pair_cues, unit_cues};
+use super::memo::ScoresMemo;
 use super::meta::{LevelMeta, OrderWeights, OrderingMeta};
 use super::objective::{HeadOutputs, Objective, OrderScores, ReaderUse};
 use super::{OrderingError, DIR, META_FILE};
@@ -9,6 +10,7 @@ use crate::model::files::locate_models_dir;
 use crate::model::{Graph, GraphInput, ModelOptions, ParagraphReader, Provider, Runtime};
 use crate::score::{Level, Unit};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 struct Head {
@@ -17,11 +19,14 @@ struct Head {
 }
 
 /// The loaded ordering model: the metadata, a head per level and, loaded on first use, the
-/// paragraph reader.
+/// paragraph reader; the heads' scores of the sets scored last are kept ([`ScoresMemo`]) for the
+/// other scorers that share the model.
 pub struct OrderingModel {
     meta: OrderingMeta,
     sentence: Option<Head>,
     paragraph: Option<Head>,
+    memo: ScoresMemo,
+    cells: AtomicU64,
     dir: PathBuf,
     provider: Provider,
     models_dir: PathBuf,
@@ -141,6 +146,8 @@ impl OrderingModel {
             models_dir: models_dir.to_path_buf(),
             options: options.clone(),
             reader: OnceLock::new(),
+            memo: ScoresMemo::default(),
+            cells: AtomicU64::new(0),
         };
         // One probe run per head, so a head of the wrong shape fails here, not on every document.
         for level in [Level::Sentence, Level::Paragraph] {
@@ -236,7 +243,7 @@ impl OrderingModel {
         level: Level,
         units: &[Unit<'_>],
         vectors: &[Vec<f32>],
-    ) -> Result<(OrderScores, ReaderUse), OrderingError> {
+    ) -> Result<(Arc<OrderScores>, ReaderUse), OrderingError> {
         let scores = self.scores(level, units, vectors)?;
         if !self.reader_reads(units.len()) {
             return Ok((scores, ReaderUse::NotApplicable));
@@ -248,13 +255,14 @@ impl OrderingModel {
         let texts: Vec<String> = units.iter().map(|u| u.join(" ")).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         Ok(match model.set_logits(&refs) {
-            Ok(x) => (
-                match &x.next {
-                    Some(y) => scores.with_reader(&x.precedence).with_reader_successor(y),
-                    None => scores.with_reader(&x.precedence),
-                },
-                ReaderUse::Used,
-            ),
+            Ok(x) => {
+                let scores = Arc::unwrap_or_clone(scores).with_reader(&x.precedence);
+                let scores = match &x.next {
+                    Some(y) => scores.with_reader_successor(y),
+                    None => scores,
+                };
+                (Arc::new(scores), ReaderUse::Used)
+            }
             Err(e) => (scores, ReaderUse::Failed(e.to_string())),
         })
     }
@@ -315,6 +323,7 @@ impl OrderingModel {
             });
         }
         let head = self.head(level)?;
+        self.cells.fetch_add((n * n) as u64, Ordering::Relaxed);
         let inputs = vec![
             GraphInput {
                 name: "units",
@@ -348,15 +357,28 @@ impl OrderingModel {
         })
     }
 
-    /// The objective's ingredients for `units` at `level`.
+    /// The objective's ingredients for `units` at `level`: the heads' outputs as
+    /// [`OrderScores`]. The heads run only when no scorer over this model has scored the same set
+    /// lately ([`ScoresMemo`]); the scores are the same either way.
     pub fn scores(
         &self,
         level: Level,
         units: &[Unit<'_>],
         vectors: &[Vec<f32>],
-    ) -> Result<OrderScores, OrderingError> {
+    ) -> Result<Arc<OrderScores>, OrderingError> {
+        if let Some(scores) = self.memo.get(level, units, vectors) {
+            return Ok(scores);
+        }
         let out = self.run(level, units, vectors)?;
-        Ok(OrderScores::new(&out, vectors))
+        let scores = Arc::new(OrderScores::new(&out, vectors));
+        self.memo.put(level, units, vectors, scores.clone());
+        Ok(scores)
+    }
+
+    /// How many unit pairs (cells of the `[n, n]` outputs) the heads have scored since the model
+    /// was loaded: what a set costs, counted rather than timed.
+    pub fn cells_scored(&self) -> u64 {
+        self.cells.load(Ordering::Relaxed)
     }
 
     /// The full objective for `units` at `level`: the head's scores with the reader's

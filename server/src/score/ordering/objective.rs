@@ -4,6 +4,7 @@
 
 use super::meta::OrderWeights;
 use crate::score::{Pairwise, Reason};
+use std::sync::Arc;
 
 /// Raw outputs of a head for `n` units (logits, row-major).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,8 +35,8 @@ pub enum ReaderUse {
 /// A set's objective: its scores and the weights to combine them with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Objective {
-    /// The log-probabilities and cosines.
-    pub scores: OrderScores,
+    /// The log-probabilities and cosines (shared with the model's memo of recent sets).
+    pub scores: Arc<OrderScores>,
     /// The weights.
     pub weights: OrderWeights,
     /// Whether the reader's terms are in.

@@ -1,0 +1,1 @@
+"""BBScore's trainer and evaluation (run.sh runs them in order)."""

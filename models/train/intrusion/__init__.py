@@ -1,0 +1,1 @@
+"""The intrusion models' trainers."""

@@ -1,0 +1,1 @@
+"""The ordering heads' trainer and the modules it shares with the reader's scripts."""

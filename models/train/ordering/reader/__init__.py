@@ -1,0 +1,1 @@
+"""The paragraph reader's fine-tuning, compression and tuning scripts (README.md)."""
