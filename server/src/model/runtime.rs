@@ -227,6 +227,20 @@ impl Runtime {
         ort::ep::CUDA::is_available().unwrap_or(false)
     }
 
+    /// Whether sessions for `options` will run on the CPU provider: the device is `cpu`, or `auto`
+    /// with a library that has no CUDA provider beside it. (An `auto` session that tries CUDA and
+    /// falls back runs on the CPU too, but that is only known once it is made.)
+    pub fn cpu_only(&self, options: &ModelOptions) -> bool {
+        const CUDA_PROVIDER: &str = if cfg!(windows) {
+            "onnxruntime_providers_cuda.dll"
+        } else {
+            "libonnxruntime_providers_cuda.so"
+        };
+        options.device == Device::Cpu
+            || (options.device == Device::Auto
+                && !self.path.with_file_name(CUDA_PROVIDER).is_file())
+    }
+
     /// A session for the ONNX file at `model_path` on the provider `options.device` asks for.
     pub fn session(
         &self,
@@ -245,6 +259,12 @@ impl Runtime {
         let spin = options.spinning;
         let cpu = || -> Result<Session, ModelError> {
             self.builder(threads, spin)
+                .and_then(|b| {
+                    b.with_execution_providers([ort::ep::CPU::default()
+                        .with_arena_allocator(options.arena)
+                        .build()])
+                        .map_err(|e| e.to_string())
+                })
                 .map_err(model_err)?
                 .commit_from_file(model_path)
                 .map_err(|e| model_err(e.to_string()))
