@@ -2,7 +2,7 @@
 """Language-server rows of docs/performance.md, over stdio with a plain client: cold start to
 first diagnostics, resident memory idle, with the models, and after a long editing session.
 
-Usage: tests/bench/lsp.py BINARY DOCUMENT [--edits N] [--runs N]
+Usage: tests/bench/lsp.py BINARY DOCUMENT [--edits N] [--runs N] [--models | --models-only]
 Prints Markdown rows. Standard library only; Linux (/proc) for memory.
 """
 
@@ -183,21 +183,29 @@ def main():
     ap.add_argument("--edits", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--models", action="store_true", help="also measure a server with the models")
+    ap.add_argument("--models-only", action="store_true", help="only the row with the models")
     args = ap.parse_args()
     with open(args.document, encoding="utf-8") as f:
         text = f.read()
     name = os.path.basename(args.document)
+    if args.models_only:
+        args.models = True
+    else:
+        tier0_rows(args, name, text)
+    if args.models:
+        mem, staged = with_models(args.binary, args.document, text)
+        note = "" if staged else " (the model stage did not publish: models missing?)"
+        print(f"| RSS with the models, {name} analysed (peak) | {mem['VmRSS']:.0f} MB ({mem['VmHWM']:.0f} MB){note} |")
+    return 0
+
+
+def tier0_rows(args, name, text):
     cold = cold_start(args.binary, args.document, text, args.runs)
     print(f"| cold start to first diagnostics, {name}, tier 0 | {cold:.0f} ms |")
     idle, opened, after = session(args.binary, args.document, text, args.edits)
     print(f"| RSS idle (initialized, no document) | {idle['VmRSS']:.0f} MB |")
     print(f"| RSS with {name} open, tier 0 | {opened['VmRSS']:.0f} MB |")
     print(f"| RSS after {args.edits:,} edits of {name} (peak) | {after['VmRSS']:.0f} MB ({after['VmHWM']:.0f} MB) |")
-    if args.models:
-        mem, staged = with_models(args.binary, args.document, text)
-        note = "" if staged else " (the model stage did not publish: models missing?)"
-        print(f"| RSS with the models, {name} analysed (peak) | {mem['VmRSS']:.0f} MB ({mem['VmHWM']:.0f} MB){note} |")
-    return 0
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 //! models/lib/gpu/libonnxruntime.so.1.31.1      ONNX Runtime (CUDA), from onnxruntime-gpu (--gpu)
 //! models/onnx/minilm/{model.onnx,tokenizer.json}
 //! models/onnx/minilm/model.int8.onnx           the same weights in int8 (export/quantize.py)
-//! models/onnx/reader/{model.onnx,model.int8.onnx}
+//! models/onnx/reader/model.onnx
 //! ```
 //!
 //! `models/manifest.tsv` (compiled in) lists every downloaded archive and installed file with its
@@ -62,9 +62,10 @@ pub const MINILM: ModelSpec = ModelSpec {
 /// The weights a model runs with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Precision {
-    /// The int8 copy `models/install` makes of each exported model (dynamic quantisation, weights
+    /// The int8 copy `models/install` makes of the sentence encoder (dynamic quantisation, weights
     /// per channel) where it is installed and the session runs on the CPU; the float32 export
-    /// otherwise. About half the CPU time per sentence (docs/performance.md).
+    /// otherwise. About half the CPU time per sentence (docs/performance.md). The paragraph
+    /// reader runs in float32.
     #[default]
     Auto,
     /// Always the float32 export.

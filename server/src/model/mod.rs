@@ -137,12 +137,8 @@ pub struct ModelOptions {
     /// buys a little latency on an idle machine but burns cores that the editor and the rest of
     /// Segue need, and on a busy 2-core machine it is slower (see models/README.md).
     pub spinning: bool,
-    /// Which weights the encoder and the paragraph reader run with ([`Precision`]).
+    /// Which weights the sentence encoder runs with ([`Precision`]).
     pub precision: Precision,
-    /// Whether CPU sessions keep ONNX Runtime's memory arena, which holds on to the largest
-    /// run's buffers for the life of the session. Off by default: a long document's widest batch
-    /// would otherwise stay in the process's memory for as long as the server runs.
-    pub arena: bool,
 }
 
 impl Default for ModelOptions {
@@ -157,7 +153,6 @@ impl Default for ModelOptions {
             cache_capacity: cache::DEFAULT_CAPACITY,
             spinning: false,
             precision: Precision::Auto,
-            arena: false,
         }
     }
 }
@@ -173,8 +168,7 @@ pub const DEFAULT_BATCH_TOKENS: usize = 2_048;
 impl ModelOptions {
     /// Defaults overridden by the environment: `SEGUE_MODELS_DIR`, `SEGUE_DEVICE` (auto, cpu,
     /// cuda), `SEGUE_THREADS`, `SEGUE_BATCH`, `SEGUE_CACHE`, `SEGUE_SPIN` (1 to let threads spin),
-    /// `SEGUE_PRECISION` (`auto`, or `fp32` for the float32 weights), `SEGUE_BATCH_TOKENS`,
-    /// `SEGUE_ARENA` (1 to keep ONNX Runtime's memory arena).
+    /// `SEGUE_PRECISION` (`auto`, or `fp32` for the float32 weights), `SEGUE_BATCH_TOKENS`.
     /// Unparsable values are ignored.
     /// (`SEGUE_ORT_DYLIB` and `ORT_DYLIB_PATH` are read when the library is loaded, after the
     /// `ort_dylib` setting; see [`runtime`].)
@@ -206,7 +200,6 @@ impl ModelOptions {
         {
             o.batch_tokens = n;
         }
-        o.arena = matches!(var("SEGUE_ARENA").as_deref(), Some("1" | "true" | "yes"));
         if let Some(p) = var("SEGUE_PRECISION").and_then(|v| Precision::parse(&v)) {
             o.precision = p;
         }

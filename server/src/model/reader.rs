@@ -13,7 +13,7 @@
 
 use super::batch::load_tokenizer;
 use super::cache::{normalise, EmbeddingCache};
-use super::files::{locate_models_dir, require_files, weights_path, MINILM};
+use super::files::{locate_models_dir, require_files, MINILM};
 use super::runtime::{Provider, Runtime};
 use super::session::{f32_output, signature, ModelSession};
 use super::{ModelError, ModelOptions};
@@ -110,13 +110,10 @@ impl std::fmt::Debug for ParagraphReader {
 }
 
 impl ParagraphReader {
-    /// Loads the export from the models folder `options` point at (its int8 copy where
-    /// [`super::Precision`] chooses it).
+    /// Loads the export from the models folder `options` point at.
     pub fn load(options: &ModelOptions) -> Result<ParagraphReader, ModelError> {
         let models_dir = locate_models_dir(options)?;
-        let fp32 = models_dir.path.join(DIR).join(MODEL_FILE);
-        let cpu = Runtime::get(options, Some(&models_dir.path))?.cpu_only(options);
-        let path = weights_path(&fp32, options.precision, cpu);
+        let path = models_dir.path.join(DIR).join(MODEL_FILE);
         ParagraphReader::load_from(&path, &models_dir.path, options)
     }
 

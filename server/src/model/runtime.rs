@@ -259,12 +259,6 @@ impl Runtime {
         let spin = options.spinning;
         let cpu = || -> Result<Session, ModelError> {
             self.builder(threads, spin)
-                .and_then(|b| {
-                    b.with_execution_providers([ort::ep::CPU::default()
-                        .with_arena_allocator(options.arena)
-                        .build()])
-                        .map_err(|e| e.to_string())
-                })
                 .map_err(model_err)?
                 .commit_from_file(model_path)
                 .map_err(|e| model_err(e.to_string()))
