@@ -84,6 +84,16 @@ pub struct EncoderStats {
     pub seconds: f64,
 }
 
+/// Sentences every encoder of this process has run through its model, counted batch by batch
+/// (a progress display reads it while a long check runs).
+static SENTENCES_ENCODED: AtomicU64 = AtomicU64::new(0);
+
+/// Sentences run through the model so far by every encoder of this process (cache hits are not
+/// counted); it grows by each batch as soon as the batch has run.
+pub fn sentences_encoded() -> u64 {
+    SENTENCES_ENCODED.load(Ordering::Relaxed)
+}
+
 /// A loaded sentence encoder. Shareable across threads; inference is serialised (ONNX Runtime
 /// parallelises inside each run).
 pub struct Encoder {
@@ -268,6 +278,7 @@ impl Encoder {
                 out[i] = Some(Arc::from(&data[row * dim..(row + 1) * dim]));
             }
             self.batches.fetch_add(1, Ordering::Relaxed);
+            SENTENCES_ENCODED.fetch_add(batch.len() as u64, Ordering::Relaxed);
         }
         self.encoded
             .fetch_add(texts.len() as u64, Ordering::Relaxed);
