@@ -113,9 +113,11 @@ fn main() {
     }
     let n = env_usize("SEGUE_BENCH_N", 512);
     let reps = env_usize("SEGUE_BENCH_REPS", 3);
+    // The float32 weights, as Python's side runs them.
     let options = ModelOptions {
         models_dir: Some(dir.clone()),
         device: bench_device(),
+        precision: segue::model::Precision::Fp32,
         ..ModelOptions::from_env()
     };
     let threads = options.threads();

@@ -5,7 +5,7 @@
 //! and return when the files are absent; the fallback tests need no model at all.
 
 use segue::config::Device;
-use segue::model::{runtime::Provider, Encoder, ModelError, ModelOptions, MINILM};
+use segue::model::{runtime::Provider, Encoder, ModelError, ModelOptions, Precision, MINILM};
 use segue::score::embedding::Embedding;
 use segue::score::{Level, Scorer};
 use std::path::{Path, PathBuf};
@@ -20,11 +20,13 @@ fn models_dir() -> PathBuf {
     root().join("models")
 }
 
-/// Options pinned to the repository's models folder and the CPU, whatever the environment says.
+/// Options pinned to the repository's models folder, the CPU and the float32 weights (the
+/// export Python's reference vectors come from), whatever the environment says.
 fn cpu_options() -> ModelOptions {
     ModelOptions {
         models_dir: Some(models_dir()),
         device: Device::Cpu,
+        precision: Precision::Fp32,
         ..ModelOptions::default()
     }
 }
@@ -132,6 +134,45 @@ fn rust_embeddings_match_python_onnxruntime() {
             "batch {batch}: differs from Python by {worst}"
         );
     }
+}
+
+/// The int8 copy `models/install` makes (what CPU sessions load by default) keeps every reference
+/// sentence's direction: cosine with Python's float32 vector at least 0.95 (0.99 on average over
+/// prose; docs/evaluation.md has what it does to the scores).
+#[test]
+fn the_int8_copy_stays_close_to_the_float32_reference() {
+    need_model!();
+    let int8 = models_dir().join("onnx/minilm/model.int8.onnx");
+    if !int8.is_file() {
+        eprintln!(
+            "skipping: {} is absent (run models/install)",
+            int8.display()
+        );
+        return;
+    }
+    let options = ModelOptions {
+        precision: Precision::Auto,
+        ..cpu_options()
+    };
+    let enc = Encoder::load(&MINILM, &options).expect("the int8 copy loads");
+    assert_eq!(enc.info().model_path, int8);
+    let r = reference();
+    let texts: Vec<&str> = r.sentences.iter().map(|s| s.text.as_str()).collect();
+    let before = segue::model::encoder::sentences_encoded();
+    let got = enc.encode(&texts, 8).unwrap();
+    // Other tests of this binary encode at the same time, so the count grows by at least these.
+    assert!(segue::model::encoder::sentences_encoded() >= before + texts.len() as u64);
+    let mut sum = 0.0;
+    for (s, v) in r.sentences.iter().zip(&got) {
+        let cos: f32 = s.embedding.iter().zip(v.iter()).map(|(a, b)| a * b).sum();
+        assert!(
+            cos >= 0.95,
+            "{:?}: cosine {cos} with the float32 vector",
+            s.text
+        );
+        sum += cos;
+    }
+    eprintln!("int8: mean cosine {:.4}", sum / got.len() as f32);
 }
 
 #[test]

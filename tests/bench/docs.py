@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the benchmark documents from the real-prose corpus (tests/prose/fetch -> target/prose).
 
-Writes target/bench/{markdown,latex}-{1k,10k,100k}.{md,tex}: real documents of one format joined
+Writes target/bench/{markdown,latex}-{1k,10k,30k,100k}.{md,tex}: real documents of one format joined
 in path order until the size is reached (words as `wc -w` counts them), the last one cut at a
 blank line outside any code fence or environment. LaTeX documents contribute their bodies (between
 \\begin{document} and \\end{document}, or the whole file for chapters without a preamble), inside
@@ -15,7 +15,7 @@ import pathlib
 import re
 import sys
 
-SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
+SIZES = {"1k": 1_000, "10k": 10_000, "30k": 30_000, "100k": 100_000}
 FORMATS = {"markdown": ".md", "latex": ".tex"}
 
 

@@ -2,7 +2,8 @@
 """Language-server rows of docs/performance.md, over stdio with a plain client: cold start to
 first diagnostics, resident memory idle, with the models, and after a long editing session.
 
-Usage: tests/bench/lsp.py BINARY DOCUMENT [--edits N] [--runs N]
+Usage: tests/bench/lsp.py BINARY DOCUMENT [--edits N] [--runs N] [--models | --models-only]
+       tests/bench/lsp.py BINARY DOCUMENT --model-stage EDITS
 Prints Markdown rows. Standard library only; Linux (/proc) for memory.
 """
 
@@ -176,6 +177,38 @@ def with_models(binary, path, text):
     return mem, staged
 
 
+def model_stage(binary, path, text, edits):
+    """Keystroke to the model stage's diagnostics with the models (tier auto, debounce 0): one
+    character typed into a prose line (a new line each time, so each edit changes one sentence of
+    one paragraph), timed from `didChange` to the tier-0 publish and to the model stage's, which
+    follows it for the same version. Returns the two lists of milliseconds."""
+    s = Server(binary, {"debounce": 0})
+    s.initialize()
+    uri = open_doc(s, path, text)
+    s.diagnostics(uri, 1)
+    s.diagnostics(uri, 1, timeout=300)
+    lines = prose_lines(text)
+    first, model = [], []
+    for k in range(edits):
+        line = lines[(k * 37) % len(lines)]
+        change = {"range": {"start": {"line": line, "character": 0},
+                            "end": {"line": line, "character": 0}}, "text": "x"}
+        start = time.perf_counter()
+        s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": k + 2},
+                                            "contentChanges": [change]})
+        s.diagnostics(uri, k + 2)
+        first.append((time.perf_counter() - start) * 1000)
+        s.diagnostics(uri, k + 2, timeout=60)
+        model.append((time.perf_counter() - start) * 1000)
+    s.close()
+    return first, model
+
+
+def percentile(values, p):
+    v = sorted(values)
+    return v[min(len(v) - 1, round(p * (len(v) - 1)))]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("binary")
@@ -183,21 +216,37 @@ def main():
     ap.add_argument("--edits", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--models", action="store_true", help="also measure a server with the models")
+    ap.add_argument("--models-only", action="store_true", help="only the row with the models")
+    ap.add_argument("--model-stage", type=int, metavar="EDITS",
+                    help="only the keystroke to model-stage diagnostics row, over EDITS edits")
     args = ap.parse_args()
     with open(args.document, encoding="utf-8") as f:
         text = f.read()
     name = os.path.basename(args.document)
+    if args.model_stage:
+        first, model = model_stage(args.binary, args.document, text, args.model_stage)
+        print(f"| keystroke → model-stage diagnostics, {name}, p50 / p95 (tier 0 first: p50 / p95) "
+              f"| {statistics.median(model):.0f} / {percentile(model, 0.95):.0f} ms "
+              f"({statistics.median(first):.0f} / {percentile(first, 0.95):.0f} ms) |")
+        return 0
+    if args.models_only:
+        args.models = True
+    else:
+        tier0_rows(args, name, text)
+    if args.models:
+        mem, staged = with_models(args.binary, args.document, text)
+        note = "" if staged else " (the model stage did not publish: models missing?)"
+        print(f"| RSS with the models, {name} analysed (peak) | {mem['VmRSS']:.0f} MB ({mem['VmHWM']:.0f} MB){note} |")
+    return 0
+
+
+def tier0_rows(args, name, text):
     cold = cold_start(args.binary, args.document, text, args.runs)
     print(f"| cold start to first diagnostics, {name}, tier 0 | {cold:.0f} ms |")
     idle, opened, after = session(args.binary, args.document, text, args.edits)
     print(f"| RSS idle (initialized, no document) | {idle['VmRSS']:.0f} MB |")
     print(f"| RSS with {name} open, tier 0 | {opened['VmRSS']:.0f} MB |")
     print(f"| RSS after {args.edits:,} edits of {name} (peak) | {after['VmRSS']:.0f} MB ({after['VmHWM']:.0f} MB) |")
-    if args.models:
-        mem, staged = with_models(args.binary, args.document, text)
-        note = "" if staged else " (the model stage did not publish: models missing?)"
-        print(f"| RSS with the models, {name} analysed (peak) | {mem['VmRSS']:.0f} MB ({mem['VmHWM']:.0f} MB){note} |")
-    return 0
 
 
 if __name__ == "__main__":

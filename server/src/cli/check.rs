@@ -198,8 +198,9 @@ fn absolute(p: &Path) -> PathBuf {
 }
 
 /// What stderr shows while a check runs, when stderr is a terminal: a bar over the files when
-/// there are many, else a spinner with the elapsed time when the models score (a long document
-/// takes seconds at tier 1); nothing for a quick built-in check of a few files.
+/// there are many, else a spinner with the sentences embedded so far and the elapsed time when
+/// the models score (a long document takes seconds at tier 1); nothing for a quick built-in
+/// check of a few files.
 fn progress_bar(len: usize, tier: u8) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
@@ -217,13 +218,46 @@ fn progress_bar(len: usize, tier: u8) -> Option<indicatif::ProgressBar> {
         return None;
     }
     let spinner = indicatif::ProgressBar::new_spinner();
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{spinner} scoring with the models… {elapsed}")
-    {
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} scoring with the models… {msg} {elapsed}",
+    ) {
         spinner.set_style(style);
     }
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    count_sentences(spinner.clone());
     Some(spinner)
+}
+
+/// Shows on `spinner`, until it finishes, how many sentences the encoder has embedded since it
+/// started, a few times a second.
+fn count_sentences(spinner: indicatif::ProgressBar) {
+    let start = crate::model::encoder::sentences_encoded();
+    std::thread::spawn(move || {
+        while !spinner.is_finished() {
+            let done = crate::model::encoder::sentences_encoded().saturating_sub(start);
+            spinner.set_message(sentences_message(done));
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    });
+}
+
+/// "1 sentence embedded", "1,234 sentences embedded"; empty before the first.
+fn sentences_message(n: u64) -> String {
+    if n == 0 {
+        return String::new();
+    }
+    let digits = n.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!(
+        "{grouped} sentence{} embedded",
+        if n == 1 { "" } else { "s" }
+    )
 }
 
 fn check_input(
@@ -290,5 +324,19 @@ pub fn check_source(
         figures: analysis.figures.clone(),
         error: None,
         source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sentences_message;
+
+    #[test]
+    fn the_spinner_counts_sentences_in_groups_of_three_digits() {
+        assert_eq!(sentences_message(0), "");
+        assert_eq!(sentences_message(1), "1 sentence embedded");
+        assert_eq!(sentences_message(999), "999 sentences embedded");
+        assert_eq!(sentences_message(1_234), "1,234 sentences embedded");
+        assert_eq!(sentences_message(1_234_567), "1,234,567 sentences embedded");
     }
 }

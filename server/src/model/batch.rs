@@ -1,6 +1,7 @@
-//! Tokenizer set-up and batch padding for the models that read text ([`super::encoder`],
-//! [`super::reader`]): inputs are truncated by the tokenizer, sorted by length by the caller, and
-//! each batch is padded to its own longest row.
+//! Tokenizer set-up, batching and batch padding for the models that read text
+//! ([`super::encoder`], [`super::reader`]): inputs are truncated by the tokenizer, sorted by
+//! length by the caller, cut into batches by [`batches`], and each batch is padded to its own
+//! longest row.
 
 use super::ModelError;
 use std::path::Path;
@@ -22,6 +23,33 @@ pub(super) fn load_tokenizer(path: &Path, max_tokens: usize) -> Result<Tokenizer
         .map_err(|e| err(e.to_string()))?;
     tokenizer.with_padding(None);
     Ok(tokenizer)
+}
+
+/// Cuts rows sorted by length (`lengths`, ascending, in tokens) into consecutive batches of at
+/// most `max_rows` rows and, where a batch has more than one row, at most `max_tokens` tokens once
+/// padded (rows × its longest row). Short sentences fill whole batches; long ones run in smaller
+/// batches, which bounds the memory a run takes (attention grows with rows × width²) without
+/// adding padding. Every row is in exactly one batch, in order.
+pub(super) fn batches(
+    lengths: &[usize],
+    max_rows: usize,
+    max_tokens: usize,
+) -> Vec<std::ops::Range<usize>> {
+    let max_rows = max_rows.max(1);
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < lengths.len() {
+        let mut end = start + 1;
+        while end < lengths.len()
+            && end - start < max_rows
+            && (end - start + 1) * lengths[end].max(1) <= max_tokens
+        {
+            end += 1;
+        }
+        out.push(start..end);
+        start = end;
+    }
+    out
 }
 
 /// The rows of one batch padded to the longest: token ids and attention mask, each row-major
@@ -73,6 +101,20 @@ impl PaddedBatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batches_hold_at_most_max_rows_and_max_tokens() {
+        let lengths = [3, 4, 4, 5, 10, 10, 10, 40, 100];
+        let got = batches(&lengths, 4, 32);
+        assert_eq!(got, vec![0..4, 4..7, 7..8, 8..9]);
+        for r in &got {
+            let width = lengths[r.end - 1];
+            assert!(r.len() == 1 || r.len() * width <= 32, "{r:?}");
+        }
+        assert_eq!(batches(&[5; 10], 4, usize::MAX), vec![0..4, 4..8, 8..10]);
+        assert_eq!(batches(&[], 4, 32), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(batches(&[1, 2], 0, 0), vec![0..1, 1..2], "one row at least");
+    }
 
     #[test]
     fn rows_are_padded_to_the_longest_in_the_given_order() {

@@ -2,12 +2,13 @@
 //!
 //! [`Encoder::embed`] looks every sentence up in the [`EmbeddingCache`]; the misses are tokenized
 //! (truncated to the model's `max_tokens`), sorted by token length, cut into batches of at most
-//! `batch_size`, padded to the longest sentence of their batch, and run. The graph does mean
+//! `batch_size` sentences and `batch_tokens` padded tokens, padded to the longest sentence of
+//! their batch, and run. The graph does mean
 //! pooling and L2 normalisation itself, so its output rows are the embeddings.
 
-use super::batch::{load_tokenizer, PaddedBatch};
+use super::batch::{batches, load_tokenizer, PaddedBatch};
 use super::cache::{normalise, EmbeddingCache, Vector};
-use super::files::{locate_models_dir, require_files, ModelSpec, ModelsDir};
+use super::files::{locate_models_dir, require_files, weights_path, ModelSpec, ModelsDir};
 use super::runtime::{LibrarySource, Provider, Runtime};
 use super::{ModelError, ModelOptions};
 use ort::session::Session;
@@ -26,7 +27,7 @@ pub struct EncoderInfo {
     pub spec: ModelSpec,
     /// The models folder and how it was found.
     pub models_dir: ModelsDir,
-    /// The ONNX file.
+    /// The ONNX file (the int8 copy where [`super::Precision`] chose it).
     pub model_path: PathBuf,
     /// The tokenizer file.
     pub tokenizer_path: PathBuf,
@@ -44,6 +45,8 @@ pub struct EncoderInfo {
     pub threads: usize,
     /// Sentences per batch, at most.
     pub batch_size: usize,
+    /// Padded tokens per batch of more than one sentence, at most.
+    pub batch_tokens: usize,
     /// Time to load the library, tokenizer and session.
     pub load_time: Duration,
 }
@@ -81,6 +84,16 @@ pub struct EncoderStats {
     pub seconds: f64,
 }
 
+/// Sentences every encoder of this process has run through its model, counted batch by batch
+/// (a progress display reads it while a long check runs).
+static SENTENCES_ENCODED: AtomicU64 = AtomicU64::new(0);
+
+/// Sentences run through the model so far by every encoder of this process (cache hits are not
+/// counted); it grows by each batch as soon as the batch has run.
+pub fn sentences_encoded() -> u64 {
+    SENTENCES_ENCODED.load(Ordering::Relaxed)
+}
+
 /// A loaded sentence encoder. Shareable across threads; inference is serialised (ONNX Runtime
 /// parallelises inside each run).
 pub struct Encoder {
@@ -107,11 +120,12 @@ impl Encoder {
     pub fn load(spec: &ModelSpec, options: &ModelOptions) -> Result<Encoder, ModelError> {
         let start = Instant::now();
         let models_dir = locate_models_dir(options)?;
-        let model_path = spec.model_path(&models_dir.path);
+        let fp32_path = spec.model_path(&models_dir.path);
         let tokenizer_path = spec.tokenizer_path(&models_dir.path);
-        require_files(spec.name, &[&model_path, &tokenizer_path])?;
+        require_files(spec.name, &[&fp32_path, &tokenizer_path])?;
         let tokenizer = load_tokenizer(&tokenizer_path, spec.max_tokens)?;
         let runtime = Runtime::get(options, Some(&models_dir.path))?;
+        let model_path = weights_path(&fp32_path, options.precision, runtime.cpu_only(options));
         let choice = runtime.session(&model_path, options, Some(&models_dir.path))?;
         check_signature(spec, &choice.session).map_err(|message| ModelError::Model {
             path: model_path.clone(),
@@ -129,6 +143,7 @@ impl Encoder {
             provider_note: choice.note,
             threads: choice.threads,
             batch_size: options.batch_size.max(1),
+            batch_tokens: options.batch_tokens.max(1),
             load_time: start.elapsed(),
         };
         Ok(Encoder {
@@ -208,7 +223,8 @@ impl Encoder {
     }
 
     /// Embeds `texts` with the model, bypassing the cache: sorted by token length and run in
-    /// batches of at most `batch_size`. Results are in input order.
+    /// batches of at most `batch_size` sentences and the options' `batch_tokens` padded tokens.
+    /// Results are in input order.
     pub fn encode<S: AsRef<str>>(
         &self,
         texts: &[S],
@@ -226,9 +242,14 @@ impl Encoder {
             .map_err(|e| fail(e.to_string()))?;
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let lengths: Vec<usize> = order
+            .iter()
+            .map(|&i| encodings[i].get_ids().len())
+            .collect();
         let mut out: Vec<Option<Vector>> = vec![None; encodings.len()];
         let dim = self.spec.dim;
-        for batch in order.chunks(batch_size.max(1)) {
+        for range in batches(&lengths, batch_size, self.info.batch_tokens) {
+            let batch = &order[range];
             super::cancel::check()?;
             let padded = PaddedBatch::new(&encodings, batch);
             let shape = padded.shape();
@@ -257,6 +278,7 @@ impl Encoder {
                 out[i] = Some(Arc::from(&data[row * dim..(row + 1) * dim]));
             }
             self.batches.fetch_add(1, Ordering::Relaxed);
+            SENTENCES_ENCODED.fetch_add(batch.len() as u64, Ordering::Relaxed);
         }
         self.encoded
             .fetch_add(texts.len() as u64, Ordering::Relaxed);

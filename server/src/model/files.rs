@@ -6,6 +6,8 @@
 //! models/lib/libonnxruntime.so.1.31.1          ONNX Runtime (CPU), from the onnxruntime wheel
 //! models/lib/gpu/libonnxruntime.so.1.31.1      ONNX Runtime (CUDA), from onnxruntime-gpu (--gpu)
 //! models/onnx/minilm/{model.onnx,tokenizer.json}
+//! models/onnx/minilm/model.int8.onnx           the same weights in int8 (export/quantize.py)
+//! models/onnx/reader/model.onnx
 //! ```
 //!
 //! `models/manifest.tsv` (compiled in) lists every downloaded archive and installed file with its
@@ -56,6 +58,53 @@ pub const MINILM: ModelSpec = ModelSpec {
     attention_mask: "attention_mask",
     output: "sentence_embedding",
 };
+
+/// The weights a model runs with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// The int8 copy `models/install` makes of the sentence encoder (dynamic quantisation, weights
+    /// per channel) where it is installed and the session runs on the CPU; the float32 export
+    /// otherwise. About half the CPU time per sentence (docs/performance.md). The paragraph
+    /// reader runs in float32.
+    #[default]
+    Auto,
+    /// Always the float32 export.
+    Fp32,
+}
+
+impl Precision {
+    /// `auto` or `fp32`; anything else is `None`.
+    pub fn parse(text: &str) -> Option<Precision> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" | "int8" => Some(Precision::Auto),
+            "fp32" | "float32" => Some(Precision::Fp32),
+            _ => None,
+        }
+    }
+}
+
+/// The file name of the int8 copy of the ONNX file `file` (`model.onnx` → `model.int8.onnx`).
+pub fn int8_file(file: &str) -> String {
+    match file.strip_suffix(".onnx") {
+        Some(stem) => format!("{stem}.int8.onnx"),
+        None => format!("{file}.int8"),
+    }
+}
+
+/// The ONNX file to load for the float32 export at `fp32`: its int8 copy beside it when
+/// `precision` allows it, the session is meant for the CPU (`cpu`) and the copy exists; `fp32`
+/// otherwise (an install from before the copies existed keeps working).
+pub fn weights_path(fp32: &Path, precision: Precision, cpu: bool) -> PathBuf {
+    if precision == Precision::Auto && cpu {
+        if let Some(name) = fp32.file_name().and_then(|n| n.to_str()) {
+            let int8 = fp32.with_file_name(int8_file(name));
+            if int8.is_file() {
+                return int8;
+            }
+        }
+    }
+    fp32.to_path_buf()
+}
 
 impl ModelSpec {
     /// The ONNX file under `models_dir`.
@@ -334,6 +383,26 @@ mod tests {
         let checks = verify(dir.path(), false);
         let c = checks.iter().find(|c| c.path == tok).unwrap();
         assert!(matches!(c.state, FileState::Mismatch { .. }));
+    }
+
+    #[test]
+    fn the_int8_copy_is_chosen_only_where_it_exists_and_runs_on_the_cpu() {
+        let dir = tempfile::tempdir().unwrap();
+        let fp32 = dir.path().join("model.onnx");
+        std::fs::write(&fp32, b"fp32").unwrap();
+        assert_eq!(
+            weights_path(&fp32, Precision::Auto, true),
+            fp32,
+            "no copy yet"
+        );
+        let int8 = dir.path().join("model.int8.onnx");
+        std::fs::write(&int8, b"int8").unwrap();
+        assert_eq!(weights_path(&fp32, Precision::Auto, true), int8);
+        assert_eq!(weights_path(&fp32, Precision::Auto, false), fp32, "CUDA");
+        assert_eq!(weights_path(&fp32, Precision::Fp32, true), fp32);
+        assert_eq!(Precision::parse(" FP32 "), Some(Precision::Fp32));
+        assert_eq!(Precision::parse("auto"), Some(Precision::Auto));
+        assert_eq!(Precision::parse("int4"), None);
     }
 
     #[test]

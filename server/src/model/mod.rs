@@ -37,7 +37,7 @@ mod session;
 pub use cache::{CacheStats, EmbeddingCache};
 pub use cancel::{abandon, abandoned, CancelToken};
 pub use encoder::{Encoder, EncoderInfo};
-pub use files::{ModelSpec, MINILM};
+pub use files::{ModelSpec, Precision, MINILM};
 pub use graph::{Graph, GraphInput};
 pub use reader::{ParagraphReader, SetLogits};
 pub use runtime::{LibrarySource, Provider, Runtime};
@@ -127,12 +127,18 @@ pub struct ModelOptions {
     pub intra_threads: usize,
     /// Most sentences per inference batch.
     pub batch_size: usize,
+    /// Most tokens per inference batch once padded (rows × longest row), for batches of more
+    /// than one sentence: long sentences run in smaller batches, which bounds the memory a run
+    /// takes.
+    pub batch_tokens: usize,
     /// Most embeddings kept in the cache.
     pub cache_capacity: usize,
     /// Whether ONNX Runtime's worker threads spin while waiting for work. Off by default: spinning
     /// buys a little latency on an idle machine but burns cores that the editor and the rest of
     /// Segue need, and on a busy 2-core machine it is slower (see models/README.md).
     pub spinning: bool,
+    /// Which weights the sentence encoder runs with ([`Precision`]).
+    pub precision: Precision,
 }
 
 impl Default for ModelOptions {
@@ -143,8 +149,10 @@ impl Default for ModelOptions {
             device: Device::Auto,
             intra_threads: 0,
             batch_size: DEFAULT_BATCH_SIZE,
+            batch_tokens: DEFAULT_BATCH_TOKENS,
             cache_capacity: cache::DEFAULT_CAPACITY,
             spinning: false,
+            precision: Precision::Auto,
         }
     }
 }
@@ -153,9 +161,14 @@ impl Default for ModelOptions {
 /// longest sentence of a length-sorted batch wastes little.
 pub const DEFAULT_BATCH_SIZE: usize = 32;
 
+/// Default tokens per batch once padded: 32 sentences of up to 64 tokens (most prose sentences)
+/// fill a batch; a batch of 256-token sentences holds 8.
+pub const DEFAULT_BATCH_TOKENS: usize = 2_048;
+
 impl ModelOptions {
     /// Defaults overridden by the environment: `SEGUE_MODELS_DIR`, `SEGUE_DEVICE` (auto, cpu,
-    /// cuda), `SEGUE_THREADS`, `SEGUE_BATCH`, `SEGUE_CACHE`, `SEGUE_SPIN` (1 to let threads spin).
+    /// cuda), `SEGUE_THREADS`, `SEGUE_BATCH`, `SEGUE_CACHE`, `SEGUE_SPIN` (1 to let threads spin),
+    /// `SEGUE_PRECISION` (`auto`, or `fp32` for the float32 weights), `SEGUE_BATCH_TOKENS`.
     /// Unparsable values are ignored.
     /// (`SEGUE_ORT_DYLIB` and `ORT_DYLIB_PATH` are read when the library is loaded, after the
     /// `ort_dylib` setting; see [`runtime`].)
@@ -181,6 +194,15 @@ impl ModelOptions {
             o.cache_capacity = n;
         }
         o.spinning = matches!(var("SEGUE_SPIN").as_deref(), Some("1" | "true" | "yes"));
+        if let Some(n) = var("SEGUE_BATCH_TOKENS")
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+        {
+            o.batch_tokens = n;
+        }
+        if let Some(p) = var("SEGUE_PRECISION").and_then(|v| Precision::parse(&v)) {
+            o.precision = p;
+        }
         o
     }
 

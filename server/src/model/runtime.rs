@@ -227,6 +227,20 @@ impl Runtime {
         ort::ep::CUDA::is_available().unwrap_or(false)
     }
 
+    /// Whether sessions for `options` will run on the CPU provider: the device is `cpu`, or `auto`
+    /// with a library that has no CUDA provider beside it. (An `auto` session that tries CUDA and
+    /// falls back runs on the CPU too, but that is only known once it is made.)
+    pub fn cpu_only(&self, options: &ModelOptions) -> bool {
+        const CUDA_PROVIDER: &str = if cfg!(windows) {
+            "onnxruntime_providers_cuda.dll"
+        } else {
+            "libonnxruntime_providers_cuda.so"
+        };
+        options.device == Device::Cpu
+            || (options.device == Device::Auto
+                && !self.path.with_file_name(CUDA_PROVIDER).is_file())
+    }
+
     /// A session for the ONNX file at `model_path` on the provider `options.device` asks for.
     pub fn session(
         &self,
