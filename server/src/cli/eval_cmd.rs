@@ -20,6 +20,7 @@ use crate::score::findings::Calibration;
 use crate::score::{Level, Scorer, ScorerSet};
 use anyhow::{bail, Context};
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -89,6 +90,10 @@ pub struct EvalArgs {
     /// `segue calibrate`; default: the shipped `models/calibration.json`).
     #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
+    /// Reorder: also give a row per genre (the corpus's folders), at the margin calibrated on
+    /// the whole corpus.
+    #[arg(long)]
+    pub by_genre: bool,
 }
 
 /// `--task` values.
@@ -593,6 +598,16 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
+/// The cases of each genre: the folder a case's document is in (its id's first component).
+fn by_genre(cases: &[ContainerCase]) -> BTreeMap<&str, Vec<ContainerCase>> {
+    let mut out: BTreeMap<&str, Vec<ContainerCase>> = BTreeMap::new();
+    for c in cases {
+        let genre = c.id.split(['/', '\\']).next().unwrap_or_default();
+        out.entry(genre).or_default().push(c.clone());
+    }
+    out
+}
+
 /// `segue eval --task reorder`: reorder verdicts on a folder of real documents.
 fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
     let stdout = std::io::stdout();
@@ -620,7 +635,15 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
                 if shipped.is_some() {
                     rows.push(row.clone());
                 }
-                rows.push(reorder_summary(s.name(), level, &cases, None).unwrap_or(row));
+                let whole = reorder_summary(s.name(), level, &cases, None).unwrap_or(row);
+                let margin = whole.calibrated_margin;
+                rows.push(whole);
+                if args.by_genre {
+                    for (genre, part) in by_genre(&cases) {
+                        let name = format!("{}:{genre}", s.name());
+                        rows.extend(reorder_summary(&name, level, &part, Some(margin)));
+                    }
+                }
             }
         }
     }
@@ -655,9 +678,15 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
         args.copies.max(1),
         args.seed
     )?;
+    let width = rows
+        .iter()
+        .map(|r| r.scorer.len() + 2)
+        .max()
+        .unwrap_or(0)
+        .max(10);
     writeln!(
         out,
-        "{:<10}{:<10}{:>6}{:>8}{:>11}{:>10}{:>8}{:>8}{:>9}{:>10}{:>15}",
+        "{:<width$}{:<10}{:>6}{:>8}{:>11}{:>10}{:>8}{:>8}{:>9}{:>10}{:>15}",
         "scorer",
         "level",
         "cont.",
@@ -673,7 +702,7 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
     for r in rows {
         writeln!(
             out,
-            "{:<10}{:<10}{:>6}{:>8.3}{:>11.1}{:>10.1}{:>8.1}{:>8.1}{:>9.1}{:>10.1}{:>8.2} → {:.2}",
+            "{:<width$}{:<10}{:>6}{:>8.3}{:>11.1}{:>10.1}{:>8.1}{:>8.1}{:>9.1}{:>10.1}{:>8.2} → {:.2}",
             r.scorer,
             r.level.name(),
             r.containers,
@@ -689,4 +718,31 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
         )?;
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(id: &str) -> ContainerCase {
+        ContainerCase {
+            id: id.to_string(),
+            level: Level::Sentence,
+            units: 3,
+            untouched_gain: 0.0,
+            shuffled: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn by_genre_groups_cases_by_their_folder() {
+        let cases = [
+            case("essay/a.md"),
+            case("fiction/b.txt"),
+            case("essay/c.rst"),
+        ];
+        let groups = by_genre(&cases);
+        let names: Vec<(&str, usize)> = groups.iter().map(|(g, v)| (*g, v.len())).collect();
+        assert_eq!(names, vec![("essay", 2), ("fiction", 1)]);
+    }
 }

@@ -53,8 +53,10 @@ pub struct ShuffledCase {
     pub exact: bool,
 }
 
-/// The containers of `doc` the test uses, as unit texts per level.
-fn containers(doc: &Document) -> Vec<(Level, Vec<Unit<'_>>)> {
+/// The containers of `doc` the test uses, as unit texts per level: sections of running-prose
+/// paragraphs and paragraphs of running-prose sentences, each of [`UNITS`] units. The ordering
+/// heads' trainer reads the same containers of a corpus's train part (`examples/prose_containers.rs`).
+pub fn containers(doc: &Document) -> Vec<(Level, Vec<Unit<'_>>)> {
     let mut out = Vec::new();
     let prose = |p: &crate::text::Paragraph| {
         !p.list

@@ -22,7 +22,9 @@ and cut to the reader's 40 tokens, as Segue reads paragraphs), the weights searc
 
 Needs the heads' parameters (target/ordering/params-sentence.npz, params-paragraph.npz) and the dev
 embeddings cache, as ../weight_search.py does. Run with models/train/.venv after `models/install`:
-  models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write] [--start JSON] [--level paragraph]
+  models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write] [--start JSON] [--level paragraph] [--prose]
+With --prose the weights are searched on the prose corpus's dev containers too (../prose.py): the
+criterion is the mean of that of the reference dev sets and that of the prose containers.
 """
 import hashlib
 import json
@@ -39,6 +41,7 @@ import decode  # noqa: E402
 import train as T  # noqa: E402
 import weight_search as TU  # noqa: E402
 import heldout as HO  # noqa: E402
+import prose  # noqa: E402
 
 MODELS = TU.MODELS
 ONNX = MODELS / "onnx" / "reader" / "model.onnx"
@@ -72,6 +75,20 @@ def logits(sentence_sets):
     return out
 
 
+def prose_components(params, level):
+    """With --prose, the prose corpus's dev containers of `level` (../prose.py) with the reader's
+    logits, shuffled, for the weight search (one group beside the reference dev sets); else []."""
+    if "--prose" not in sys.argv:
+        return []
+    insts = [i for _, i in prose.instances(prose.load("dev"), level)]
+    if level == "sentence":
+        sets = [[t[0] for t in i.texts] for i in insts]
+    else:
+        sets = [[" ".join(unit) for unit in i.texts] for i in insts]
+    base = [T.components(params, i) for i in insts]
+    return T.shuffled(TU.with_cross(base, logits(sets)))
+
+
 def paragraph_level(meta, meta_path):
     """The reader's weights in the paragraph level's objective (module docs)."""
     params = dict(np.load(TU.ROOT / "target" / "ordering" / "params-paragraph.npz"))
@@ -87,7 +104,10 @@ def paragraph_level(meta, meta_path):
         start = json.loads(sys.argv[sys.argv.index("--start") + 1])
     head = decode.metrics(T.decode_all(comps, head_w))
     alone = decode.metrics(T.decode_all(comps, {"cross_precedence": 1.0, "cross_next": 1.0}))
-    w, m = T.tune(comps, keys=keys, start=start)
+    cprose = prose_components(params, "paragraph")
+    groups = [(0, len(comps)), (len(comps), len(comps) + len(cprose))] if cprose else None
+    w, _ = T.tune(comps + cprose, keys=keys, start=start, groups=groups)
+    m = decode.metrics(T.decode_all(comps, w))
     cv = TU.two_fold(insts, comps, keys, start)
     weights = {k: v for k, v in w.items() if v}
     print("paragraph level:", len(insts), "dev documents of 2-16 paragraphs")
@@ -96,6 +116,8 @@ def paragraph_level(meta, meta_path):
     print("head + reader, weights", json.dumps(weights))
     print("head + reader", TU.rounded(m))
     print("head + reader, 2-fold", TU.rounded(cv))
+    if cprose:
+        print("head + reader, prose dev", TU.rounded(decode.metrics(T.decode_all(cprose, w))))
     if "--no-write" in sys.argv:
         return
     cross = meta["cross"]
@@ -106,6 +128,8 @@ def paragraph_level(meta, meta_path):
         "reader_alone": TU.rounded(alone),
         "head_and_reader": TU.rounded(m),
         "head_and_reader_2fold": TU.rounded(cv),
+        **({"prose_instances": len(cprose),
+            "head_and_reader_prose": TU.rounded(decode.metrics(T.decode_all(cprose, w)))} if cprose else {}),
     }
     meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {meta_path}")
@@ -133,7 +157,10 @@ def main():
         start = json.loads(sys.argv[sys.argv.index("--start") + 1])
     head = decode.metrics(T.decode_all(ca, meta["levels"]["sentence"]["weights"]))
     alone = decode.metrics(T.decode_all(ca, {"cross_precedence": 1.0, "cross_next": 1.0}))
-    w, _ = T.tune(ca + cp, keys=keys, start=start)
+    cprose = prose_components(params, "sentence")
+    n = len(ca) + len(cp)
+    groups = [(0, n), (n, n + len(cprose))] if cprose else None
+    w, _ = T.tune(ca + cp + cprose, keys=keys, start=start, groups=groups)
     ma = decode.metrics(T.decode_all(ca, w))
     mp = decode.metrics(T.decode_all(cp, w))
     cv = TU.two_fold(ia, ca, keys, start, always=cp)
@@ -144,6 +171,8 @@ def main():
     print("head + reader, abstracts", TU.rounded(ma))
     print("head + reader, held-out paragraphs", TU.rounded(mp))
     print("head + reader, abstracts 2-fold", TU.rounded(cv))
+    if cprose:
+        print("head + reader, prose dev", TU.rounded(decode.metrics(T.decode_all(cprose, w))))
     meta["cross"] = {
         "kind": "reader",
         "file": "onnx/reader/model.onnx",
@@ -159,6 +188,8 @@ def main():
             "head_and_reader": TU.rounded(ma),
             "head_and_reader_heldout": TU.rounded(mp),
             "head_and_reader_2fold": TU.rounded(cv),
+            **({"prose_instances": len(cprose),
+                "head_and_reader_prose": TU.rounded(decode.metrics(T.decode_all(cprose, w)))} if cprose else {}),
         },
     }
     if "--no-write" in sys.argv:
