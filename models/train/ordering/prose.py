@@ -14,6 +14,7 @@ folder the document is in. Only the train part is trained on; the dev part joins
 search; the test part is never read here.
 """
 
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -74,3 +75,19 @@ def balanced(groups, max_repeat: int = 4):
 def describe(pairs):
     """Instances per genre, as a dict."""
     return dict(sorted(Counter(g for g, _ in pairs).items()))
+
+
+def cached_logits(sets, compute, tag: str):
+    """A set model's (X, N) logits for each set of unit texts, `compute`d only for the sets not in
+    the cache target/xenc/reader-TAG.npz (keyed by a hash of the set's texts, in order)."""
+    path = data.ROOT / "target" / "xenc" / f"reader-{tag}.npz"
+    store = dict(np.load(path)) if path.exists() else {}
+    keys = [hashlib.sha256("\x1f".join(s).encode()).hexdigest()[:24] for s in sets]
+    missing = sorted({k for k in keys if f"x{k}" not in store})
+    if missing:
+        todo = {k: s for k, s in zip(keys, sets) if k in set(missing)}
+        for k, (x, n) in zip(todo, compute(list(todo.values()))):
+            store[f"x{k}"], store[f"n{k}"] = x, n
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, **store)
+    return [(store[f"x{k}"], store[f"n{k}"]) for k in keys]

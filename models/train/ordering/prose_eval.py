@@ -7,7 +7,7 @@ Each folder holds an `ordering.json` and the heads it names (models/ordering/, o
 other heads). For each level it decodes every set exactly (decode.py) in a fixed shuffled order
 with the heads' own weights (`levels.*.weights`) and with the heads and the paragraph reader
 (`cross.levels.*.weights`, the objective the `ordering` scorer uses), and prints PMR and Kendall τ.
-The reader's logits are computed once per set and cached under target/xenc/.
+The reader's logits are computed once per set and cached under target/xenc/ (prose.cached_logits).
 
   models/train/.venv/bin/python models/train/ordering/prose_eval.py NAME=DIR [NAME=DIR ...] [--json OUT]
 """
@@ -21,16 +21,13 @@ import onnxruntime as ort
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "reader"))
+sys.path.append(str(HERE / "reader"))
 import data  # noqa: E402
 import decode  # noqa: E402
 import prose  # noqa: E402
 import train as T  # noqa: E402
 import weight_search as TU  # noqa: E402
 import tune as RT  # noqa: E402  (reader/tune.py: the reader's logits as Segue reads a set)
-
-CACHE = data.ROOT / "target" / "xenc"
-
 
 def dev_sets(level):
     """Named dev sets of `level`: the reference set, then one per prose genre."""
@@ -43,20 +40,12 @@ def dev_sets(level):
     return sets
 
 
-def reader_logits(level, name, insts):
-    path = CACHE / f"prose-eval-{level}-{name}.npz"
-    if path.exists():
-        z = np.load(path)
-        if len(z.files) == 2 * len(insts):
-            return [(z[f"x{k}"], z[f"n{k}"]) for k in range(len(insts))]
+def reader_logits(level, insts):
     if level == "sentence":
         sets = [[t[0] for t in i.texts] for i in insts]
     else:
         sets = [[" ".join(unit) for unit in i.texts] for i in insts]
-    xs = RT.logits(sets)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, **{f"x{k}": x for k, (x, _) in enumerate(xs)}, **{f"n{k}": n for k, (_, n) in enumerate(xs)})
-    return xs
+    return prose.cached_logits(sets, RT.logits, level)
 
 
 def head_components(onnx_path, insts):
@@ -76,7 +65,7 @@ def main():
     results = {}
     for level in ["sentence", "paragraph"]:
         sets = dev_sets(level)
-        xs = {name: reader_logits(level, name, insts) for name, insts in sets.items()}
+        xs = {name: reader_logits(level, insts) for name, insts in sets.items()}
         for tag, d in dirs.items():
             meta = json.loads((d / "ordering.json").read_text())
             head_w = meta["levels"][level]["weights"]

@@ -12,7 +12,7 @@ A tenth of the training instances (by document hash) is held out for early stopp
 only used to choose hyper-parameters and the objective's weights, never to fit the heads.
 
 Usage: train.py [--level sentence|paragraph|both] [--epochs 40] [--attention 0] [--seed 0]
-                [--no-export]
+                [--no-export] [--subset train.subset] [--prose] [--hide GENRE]... [--out DIR] [--tag T]
 """
 
 import argparse
@@ -363,9 +363,14 @@ def main():
     ap.add_argument("--prose", action="store_true",
                     help="add the prose corpus's train containers (prose.py) and search the weights on its dev containers too")
     ap.add_argument("--hide", action="append", default=[], help="leave a prose genre out of training and the weight search")
+    ap.add_argument("--out", type=Path, default=OUT, help="where to write the heads and ordering.json (default models/ordering)")
     args = ap.parse_args()
+    out_dir = args.out
+    out_dir.mkdir(parents=True, exist_ok=True)
     levels = ["sentence", "paragraph"] if args.level == "both" else [args.level]
-    meta_path = OUT / "ordering.json"
+    meta_path = out_dir / "ordering.json"
+    if not meta_path.exists() and (OUT / "ordering.json").exists():
+        meta_path.write_text((OUT / "ordering.json").read_text())  # keeps the reader's section
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     meta.update({
         "format": 1,
@@ -419,7 +424,7 @@ def main():
             print(f"  full model DP on {name} ({b - a}): {others[name]}")
         if args.no_export:
             continue
-        onnx_path = OUT / f"{level}.onnx"
+        onnx_path = out_dir / f"{level}.onnx"
         F = fit[0].x.shape[1]
         model.export_onnx(p, onnx_path, F, doc=f"Segue ordering head, {level} level")
         check_onnx(p, onnx_path, dev_flat[:5])
@@ -436,7 +441,7 @@ def main():
         }
     if not args.no_export:
         meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
-        write_fixture(levels)
+        write_fixture(out_dir)
         print(f"wrote {meta_path}")
 
 
@@ -452,7 +457,7 @@ def check_onnx(p, path, insts):
     print(f"{path}: {path.stat().st_size / 1024:.0f} KiB, matches the numpy forward pass")
 
 
-def write_fixture(levels):
+def write_fixture(out_dir):
     """Units with their cue vectors, the pair cues of the set, and each head's outputs on it with
     fixed vectors, for the Rust parity test (server/tests/ordering.rs)."""
     import onnxruntime as ort
@@ -476,13 +481,13 @@ def write_fixture(levels):
         "heads": {},
     }
     for level in ["sentence", "paragraph"]:
-        path = OUT / f"{level}.onnx"
+        path = out_dir / f"{level}.onnx"
         if path.exists():
             sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
             out = sess.run(["precedence", "successor", "opening", "closing"], {"units": x.astype(np.float32), "pairs": q})
             fx["heads"][level] = {k: [round(float(a), 5) for a in np.asarray(v).reshape(-1)] for k, v in
                                   zip(["precedence", "successor", "opening", "closing"], out)}
-    (OUT / "fixture.json").write_text(json.dumps(fx, ensure_ascii=False) + "\n")
+    (out_dir / "fixture.json").write_text(json.dumps(fx, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -23,8 +23,11 @@ and cut to the reader's 40 tokens, as Segue reads paragraphs), the weights searc
 Needs the heads' parameters (target/ordering/params-sentence.npz, params-paragraph.npz) and the dev
 embeddings cache, as ../weight_search.py does. Run with models/train/.venv after `models/install`:
   models/train/.venv/bin/python models/train/ordering/reader/tune.py [--no-write] [--start JSON] [--level paragraph] [--prose]
+      [--hide GENRE]... [--tag T] [--out DIR]
 With --prose the weights are searched on the prose corpus's dev containers too (../prose.py): the
-criterion is the mean of that of the reference dev sets and that of the prose containers.
+criterion is the mean of that of the reference dev sets and that of the prose containers; --hide
+leaves a genre's containers out, --tag reads train.py's params-LEVEL{T}.npz and --out DIR writes
+DIR/ordering.json instead of models/ordering/ordering.json (the hidden-genre check).
 """
 import hashlib
 import json
@@ -75,27 +78,41 @@ def logits(sentence_sets):
     return out
 
 
+def option(name, default=None):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+def option_list(name):
+    return [sys.argv[k + 1] for k, a in enumerate(sys.argv[:-1]) if a == name]
+
+
+def load_params(level):
+    """The head's parameters train.py saved (target/ordering/params-LEVEL[--tag].npz)."""
+    params = dict(np.load(TU.ROOT / "target" / "ordering" / f"params-{level}{option('--tag', '')}.npz"))
+    params.pop("info", None)
+    return params
+
+
 def prose_components(params, level):
     """With --prose, the prose corpus's dev containers of `level` (../prose.py) with the reader's
     logits, shuffled, for the weight search (one group beside the reference dev sets); else []."""
     if "--prose" not in sys.argv:
         return []
-    insts = [i for _, i in prose.instances(prose.load("dev"), level)]
+    insts = [i for _, i in prose.instances(prose.load("dev", option_list("--hide")), level)]
     if level == "sentence":
         sets = [[t[0] for t in i.texts] for i in insts]
     else:
         sets = [[" ".join(unit) for unit in i.texts] for i in insts]
     base = [T.components(params, i) for i in insts]
-    return T.shuffled(TU.with_cross(base, logits(sets)))
+    return T.shuffled(TU.with_cross(base, prose.cached_logits(sets, logits, level)))
 
 
 def paragraph_level(meta, meta_path):
     """The reader's weights in the paragraph level's objective (module docs)."""
-    params = dict(np.load(TU.ROOT / "target" / "ordering" / "params-paragraph.npz"))
-    params.pop("info", None)
+    params = load_params("paragraph")
     insts = T.data.paragraph_instances(T.data.load(T.WORK / "dev.le16.jsonl"), 2, 16)
     base = [T.components(params, i) for i in insts]
-    xs = logits([[" ".join(unit) for unit in i.texts] for i in insts])
+    xs = prose.cached_logits([[" ".join(unit) for unit in i.texts] for i in insts], logits, "paragraph")
     comps = T.shuffled(TU.with_cross(base, xs))
     keys = TU.KEYS + TU.NEXT_KEYS
     head_w = meta["levels"]["paragraph"]["weights"]
@@ -136,17 +153,16 @@ def paragraph_level(meta, meta_path):
 
 
 def main():
-    meta_path = MODELS / "ordering" / "ordering.json"
+    meta_path = Path(option("--out", MODELS / "ordering")) / "ordering.json"
     meta = json.loads(meta_path.read_text())
     if "--level" in sys.argv and sys.argv[sys.argv.index("--level") + 1] == "paragraph":
         return paragraph_level(meta, meta_path)
-    params = dict(np.load(TU.ROOT / "target" / "ordering" / "params-sentence.npz"))
-    params.pop("info", None)
+    params = load_params("sentence")
     ia, ip = HO.abstracts(), HO.paragraphs()
     base_a = [T.components(params, i) for i in ia]
     base_p = [T.components(params, i) for i in ip]
-    xa = logits([[t[0] for t in i.texts] for i in ia])
-    xp = logits([[t[0] for t in i.texts] for i in ip])
+    xa = prose.cached_logits([[t[0] for t in i.texts] for i in ia], logits, "sentence")
+    xp = prose.cached_logits([[t[0] for t in i.texts] for i in ip], logits, "sentence")
     ca = T.shuffled(TU.with_cross(base_a, xa))
     cp = T.shuffled(TU.with_cross(base_p, xp))
     keys = TU.KEYS + TU.NEXT_KEYS
