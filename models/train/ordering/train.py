@@ -8,6 +8,8 @@ Data (see subsets.py and models/train/embed.py; embeddings cached under target/e
                   sentences of dev.abstracts.jsonl.
   paragraph level train: documents (windows) of 3-16 paragraphs of train.subset.jsonl;
                   dev: documents of 2-16 paragraphs of dev.jsonl (target/ordering/dev.le16.jsonl).
+With --prose, the real-prose corpus's reorder containers join both levels (prose.py: the train
+part is trained on, genres balanced; the dev part joins the weight search as a second set).
 A tenth of the training instances (by document hash) is held out for early stopping; dev data is
 only used to choose hyper-parameters and the objective's weights, never to fit the heads.
 
