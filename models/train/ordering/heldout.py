@@ -7,6 +7,8 @@ Usage, from the repository root (python -m models.train.ordering.heldout …):
   NAME ONNX WEIGHTS_JSON   figures on the 500 paragraphs for each named weight set,
                            e.g. '{"shipped": {...}, "alone": {"cross_precedence": 1}}';
                            ONNX "-" for the heads alone
+  --write-sample           writes the sample's paragraphs (target/ordering/dev.heldout.jsonl),
+                           so that only they need embedding
   --joint NAME ONNX        weights searched on the abstracts and the paragraphs together,
                            figures on each, and 2-fold over the abstracts (the
                            paragraphs always in the fitting set)
@@ -28,7 +30,23 @@ from models.train.ordering import weight_search as TU
 SAMPLE = 500
 
 
+SAMPLE_FILE = T.WORK / "dev.heldout.jsonl"
+
+
+def sample_texts():
+    """The sample's paragraphs as (document id, sentences), chosen from the text alone: the same
+    paragraphs, in the same order, as `paragraphs()` draws from the instances."""
+    found = [(d, p) for d, ps in data.read_jsonl(T.SHARED / "dev.jsonl") for p in ps[1:] if 4 <= len(p) <= 10]
+    random.Random(0).shuffle(found)
+    return found[:SAMPLE]
+
+
 def paragraphs():
+    """The 500 sampled paragraphs with their embeddings: from the cache of all of dev.jsonl when
+    there is one, else from that of the sample alone (`heldout.py --write-sample`, then embed.py
+    target/ordering/dev.heldout.jsonl: 3,500 sentences instead of dev.jsonl's 25,000)."""
+    if not (data.EMB / "dev.npz").exists() and SAMPLE_FILE.exists():
+        return data.sentence_instances(data.load(SAMPLE_FILE), 4, 10)
     docs = [(d, ps[1:], rs[1:]) for d, ps, rs in data.load(T.SHARED / "dev.jsonl")]
     insts = data.sentence_instances(docs, 4, 10)
     random.Random(0).shuffle(insts)
@@ -60,6 +78,13 @@ def components(name, kind, onnx, insts, params):
 
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--write-sample":
+        SAMPLE_FILE.parent.mkdir(parents=True, exist_ok=True)
+        with SAMPLE_FILE.open("w", encoding="utf-8") as f:
+            for d, p in sample_texts():
+                f.write(json.dumps({"id": d, "paragraphs": [p]}, ensure_ascii=False) + "\n")
+        print(f"wrote {SAMPLE_FILE}")
+        return
     params = dict(np.load(TU.ROOT / "target" / "ordering" / "params-sentence.npz"))
     params.pop("info", None)
     if args and args[0] == "--joint":

@@ -8,11 +8,13 @@ Data (see subsets.py and models/train/embed.py; embeddings cached under target/e
                   sentences of dev.abstracts.jsonl.
   paragraph level train: documents (windows) of 3-16 paragraphs of train.subset.jsonl;
                   dev: documents of 2-16 paragraphs of dev.jsonl (target/ordering/dev.le16.jsonl).
+With --prose, the real-prose corpus's reorder containers join both levels (prose.py: the train
+part is trained on, genres balanced; the dev part joins the weight search as a second set).
 A tenth of the training instances (by document hash) is held out for early stopping; dev data is
 only used to choose hyper-parameters and the objective's weights, never to fit the heads.
 
 Usage, from the repository root: python -m models.train.ordering.train [--level sentence|paragraph|both] [--epochs 40] [--attention 0] [--seed 0]
-                [--no-export]
+                [--no-export] [--subset train.subset] [--prose] [--hide GENRE]... [--out DIR] [--tag T]
 """
 
 import argparse
@@ -26,7 +28,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import grad
 
-from models.train.ordering import cues, data, decode, model
+from models.train.ordering import cues, data, decode, model, prose
 
 ROOT = data.ROOT
 SHARED = Path(os.environ.get("SEGUE_DATA_DIR") or ROOT.parent / "shared" / "data")
@@ -39,21 +41,34 @@ def held_out(doc_id: str) -> bool:
     return int(hashlib.sha256(doc_id.split("#")[0].split("@")[0].encode()).hexdigest(), 16) % 10 == 0
 
 
-def instances(level: str, shared: Path):
-    subset = data.load(WORK / "train.subset.jsonl")
+def instances(level: str, shared: Path, subset: str = "train.subset", use_prose: bool = False, hide=()):
+    """(fit, hold, dev groups, per-genre counts): the training instances (a tenth held out by
+    document for early stopping) and the dev instances the weights are searched on, as a dict of
+    named groups. With `use_prose`, the prose corpus's train containers join the reference data
+    (genres balanced, `prose.balanced`) and its dev containers join the weight search; `hide`
+    leaves genres out of both (the hidden-genre check)."""
+    sub = data.load(WORK / f"{subset}.jsonl")
     if level == "sentence":
         abstracts = data.load(shared / "train.abstracts.jsonl")
-        train = data.sentence_instances(abstracts, 3, 16) + data.sentence_instances(subset, 3, 12)
-        for name in ["train.paras", "train.paras2"]:
-            if (WORK / f"{name}.jsonl").exists() and (data.EMB / f"{name}.npz").exists():
-                train += data.sentence_instances(data.load(WORK / f"{name}.jsonl"), 3, 12)
-        dev = data.sentence_instances(data.load(shared / "dev.abstracts.jsonl"), 4, 10)
+        train = data.sentence_instances(abstracts, 3, 16) + data.sentence_instances(sub, 3, 12)
+        if subset == "train.subset":
+            for name in ["train.paras", "train.paras2"]:
+                if (WORK / f"{name}.jsonl").exists() and (data.EMB / f"{name}.npz").exists():
+                    train += data.sentence_instances(data.load(WORK / f"{name}.jsonl"), 3, 12)
+        dev = {"abstracts": data.sentence_instances(data.load(shared / "dev.abstracts.jsonl"), 4, 10)}
     else:
-        train = data.paragraph_instances(subset, 3, 16, windows=True)
-        dev = data.paragraph_instances(data.load(WORK / "dev.le16.jsonl"), 2, 16)
-    fit = [i for i in train if not held_out(i.doc)]
-    hold = [i for i in train if held_out(i.doc)]
-    return fit, hold, dev
+        train = data.paragraph_instances(sub, 3, 16, windows=True)
+        dev = {"dev.le16": data.paragraph_instances(data.load(WORK / "dev.le16.jsonl"), 2, 16)}
+    groups = {prose.REFERENCE: train}
+    if use_prose:
+        for genre, inst in prose.instances(prose.load("train", hide), level):
+            groups.setdefault(genre, []).append(inst)
+        dev["prose"] = [i for _, i in prose.instances(prose.load("dev", hide), level)]
+    fit_groups = {g: [i for i in v if not held_out(i.doc)] for g, v in groups.items()}
+    hold = [i for v in groups.values() for i in v if held_out(i.doc)]
+    fit, repeat = prose.balanced(fit_groups) if use_prose else (fit_groups[prose.REFERENCE], {})
+    counts = {g: {"instances": len(v), "repeat": repeat.get(g, 1)} for g, v in sorted(fit_groups.items())}
+    return fit, hold, dev, counts
 
 
 def batches(insts, size, rng=None):
@@ -164,7 +179,14 @@ def components(p, inst):
     """The objective's ingredients for one instance, in numpy float64."""
     X = inst.x[None].astype(np.float64)
     M = np.ones((1, len(inst.x)))
-    prec, succ, opening, closing = (np.asarray(a)[0] for a in model.forward(np, p, X, M, inst.q[None].astype(np.float64)))
+    outputs = [np.asarray(a)[0] for a in model.forward(np, p, X, M, inst.q[None].astype(np.float64))]
+    return components_of(outputs, inst)
+
+
+def components_of(outputs, inst):
+    """The objective's ingredients from a head's four outputs (precedence, successor, opening,
+    closing) on one instance: the numpy forward pass's or an exported head's."""
+    prec, succ, opening, closing = (np.asarray(a, dtype=np.float64) for a in outputs)
     n = len(inst.x)
     e = inst.x[:, :DIM].astype(np.float64)
     cos = np.clip(e @ e.T, 0.0, 1.0)
@@ -269,22 +291,39 @@ GRID = {
 HEAD_KEYS = tuple(k for k in GRID if not k.startswith("cross_"))
 
 
-def tune(comps, keys=HEAD_KEYS, start=None, glob=False, rounds=2):
+def grouped(preds, groups):
+    """The criterion averaged over `groups` (slices of the decoded instances, one per dev set, so
+    that a large set does not drown a small one), and the metrics of all instances pooled."""
+    if not groups:
+        m = decode.metrics(preds)
+        return criterion(m), m
+    return float(np.mean([criterion(decode.metrics(preds[a:b])) for a, b in groups])), decode.metrics(preds)
+
+
+def tune(comps, keys=HEAD_KEYS, start=None, glob=False, rounds=2, groups=None):
     """Weights of the order objective chosen on dev by coordinate ascent over GRID (two rounds),
-    maximising PMR + τ + WLCS-l. Returns (weights, metrics)."""
+    maximising PMR + τ + WLCS-l (averaged over `groups` when given). Returns (weights, metrics)."""
     w = {k: 0.0 for k in GRID}
     w.update(start or {"successor": 0.5, "coherence": 1.0, "precedence": 1.0, "opening": 1.0, "closing": 0.5})
     w = {k: (v if k in keys else 0.0) for k, v in w.items()}
-    m = decode.metrics(decode_all(comps, w, glob))
-    best = criterion(m)
+    best, m = grouped(decode_all(comps, w, glob), groups)
     for _ in range(rounds):
         for k in keys:
             for v in GRID[k]:
                 trial = dict(w, **{k: v})
-                mt = decode.metrics(decode_all(comps, trial, glob))
-                if criterion(mt) > best + 1e-9:
-                    best, w, m = criterion(mt), trial, mt
+                score, mt = grouped(decode_all(comps, trial, glob), groups)
+                if score > best + 1e-9:
+                    best, w, m = score, trial, mt
     return w, m
+
+
+def slices(dev):
+    """The dev groups concatenated, and the (start, end) slice of each."""
+    flat, groups = [], []
+    for insts in dev.values():
+        groups.append((len(flat), len(flat) + len(insts)))
+        flat.extend(insts)
+    return flat, groups
 
 
 def systems(comps, full_w):
@@ -315,9 +354,19 @@ def main():
     ap.add_argument("--tag", default="", help="suffix of the saved parameter file (sweeps)")
     ap.add_argument("--l2", type=float, default=1e-4)
     ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--subset", default="train.subset",
+                    help="the reference corpus under target/ordering/ (train.half: every other document of train.subset)")
+    ap.add_argument("--prose", action="store_true",
+                    help="add the prose corpus's train containers (prose.py) and search the weights on its dev containers too")
+    ap.add_argument("--hide", action="append", default=[], help="leave a prose genre out of training and the weight search")
+    ap.add_argument("--out", type=Path, default=OUT, help="where to write the heads and ordering.json (default models/ordering)")
     args = ap.parse_args()
+    out_dir = args.out
+    out_dir.mkdir(parents=True, exist_ok=True)
     levels = ["sentence", "paragraph"] if args.level == "both" else [args.level]
-    meta_path = OUT / "ordering.json"
+    meta_path = out_dir / "ordering.json"
+    if not meta_path.exists() and (OUT / "ordering.json").exists():
+        meta_path.write_text((OUT / "ordering.json").read_text())  # keeps the reader's section
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     meta.update({
         "format": 1,
@@ -337,9 +386,11 @@ def main():
     })
     meta.setdefault("levels", {})
     for level in levels:
-        fit, hold, dev = instances(level, args.data)
+        fit, hold, dev, counts = instances(level, args.data, args.subset, args.prose, args.hide)
+        dev_flat, groups = slices(dev)
         print(f"{level}: {len(fit)} training instances ({sum(len(i.x) for i in fit)} units), "
-              f"{len(hold)} held out, {len(dev)} dev", flush=True)
+              f"{len(hold)} held out, dev {', '.join(f'{k} {len(v)}' for k, v in dev.items())}; "
+              f"per genre {counts}", flush=True)
         saved = WORK / f"params-{level}{args.tag}.npz"
         if args.reuse and saved.exists():
             z = np.load(saved)
@@ -349,34 +400,44 @@ def main():
             p, info = train_level(level, fit, hold, args.epochs, args.attention, args.seed, args.hidden,
                                   lr=args.lr, l2=args.l2)
             np.savez(saved, info=np.array(json.dumps(info)), **p)
-        raw = [components(p, i) for i in dev]
+        raw = [components(p, i) for i in dev_flat]
         print(f"{level}: dev diagnostics {diagnostics(raw)}")
         comps = shuffled(raw)
-        w, m = tune(comps)
+        w, m = tune(comps, groups=groups)
         print(f"{level}: weights {w}: {m}", flush=True)
-        table = systems(comps, w)
+        first = dict(zip(dev, groups))
+        a, b = first[next(iter(dev))]
+        table = systems(comps[a:b], w)
         for name, mm in table.items():
             print(f"  {name:<28} PMR {mm['pmr'] * 100:6.2f}  Acc {mm['acc'] * 100:6.2f}  "
                   f"τ {mm['tau']:.3f}  WLCS-l {mm['wlcs']:.4f}")
+        others = {}
+        for name, (a, b) in first.items():
+            if name == next(iter(dev)):
+                continue
+            others[name] = {k: round(v, 4) for k, v in decode.metrics(decode_all(comps[a:b], w)).items()}
+            others[name]["instances"] = b - a
+            print(f"  full model DP on {name} ({b - a}): {others[name]}")
         if args.no_export:
             continue
-        onnx_path = OUT / f"{level}.onnx"
+        onnx_path = out_dir / f"{level}.onnx"
         F = fit[0].x.shape[1]
         model.export_onnx(p, onnx_path, F, doc=f"Segue ordering head, {level} level")
-        check_onnx(p, onnx_path, dev[:5])
+        check_onnx(p, onnx_path, dev_flat[:5])
         meta["levels"][level] = {
             "file": onnx_path.name,
             "sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
             "weights": w,
             "training": {"instances": len(fit), "held_out": len(hold), "attention": args.attention,
-                         "hidden": args.hidden, "seed": args.seed, **info},
-            "dev": {"instances": len(dev), "python_exact_dp": {
+                         "hidden": args.hidden, "seed": args.seed, "reference": args.subset,
+                         "genres": counts, **info},
+            "dev": {"instances": len(dev[next(iter(dev))]), "python_exact_dp": {
                 name: {k: (round(v, 4) if isinstance(v, float) else v) for k, v in mm.items()}
-                for name, mm in table.items()}},
+                for name, mm in table.items()}, **({"other_sets": others} if others else {})},
         }
     if not args.no_export:
         meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
-        write_fixture(levels)
+        write_fixture(out_dir)
         print(f"wrote {meta_path}")
 
 
@@ -392,7 +453,7 @@ def check_onnx(p, path, insts):
     print(f"{path}: {path.stat().st_size / 1024:.0f} KiB, matches the numpy forward pass")
 
 
-def write_fixture(levels):
+def write_fixture(out_dir):
     """Units with their cue vectors, the pair cues of the set, and each head's outputs on it with
     fixed vectors, for the Rust parity test (server/tests/ordering.rs)."""
     import onnxruntime as ort
@@ -416,13 +477,13 @@ def write_fixture(levels):
         "heads": {},
     }
     for level in ["sentence", "paragraph"]:
-        path = OUT / f"{level}.onnx"
+        path = out_dir / f"{level}.onnx"
         if path.exists():
             sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
             out = sess.run(["precedence", "successor", "opening", "closing"], {"units": x.astype(np.float32), "pairs": q})
             fx["heads"][level] = {k: [round(float(a), 5) for a in np.asarray(v).reshape(-1)] for k, v in
                                   zip(["precedence", "successor", "opening", "closing"], out)}
-    (OUT / "fixture.json").write_text(json.dumps(fx, ensure_ascii=False) + "\n")
+    (out_dir / "fixture.json").write_text(json.dumps(fx, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ use crate::score::findings::Calibration;
 use crate::score::{Level, Scorer, ScorerSet};
 use anyhow::{bail, Context};
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -95,6 +96,10 @@ pub struct EvalArgs {
     /// `segue calibrate`; default: the shipped `models/calibration.json`).
     #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
+    /// Reorder: also give a row per genre (the corpus's folders), at the margin calibrated on
+    /// the whole corpus.
+    #[arg(long)]
+    pub by_genre: bool,
 }
 
 /// `--task` values.
@@ -599,6 +604,15 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
+/// The cases of each genre (the folder a case's document is in).
+fn by_genre(cases: &[ContainerCase]) -> BTreeMap<&str, Vec<ContainerCase>> {
+    let mut out: BTreeMap<&str, Vec<ContainerCase>> = BTreeMap::new();
+    for c in cases {
+        out.entry(c.genre.as_str()).or_default().push(c.clone());
+    }
+    out
+}
+
 /// `segue eval --task reorder`: reorder verdicts on a folder of real documents.
 fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
     let stdout = std::io::stdout();
@@ -651,7 +665,19 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
                     ReorderRule::Margin(Some(margin)),
                 ));
             }
+            let margin = row.calibrated_margin;
             rows.push(row);
+            if args.by_genre {
+                for (genre, part) in by_genre(&cases) {
+                    let name = format!("{}:{genre}", s.name());
+                    rows.extend(reorder_summary(
+                        &name,
+                        level,
+                        &part,
+                        ReorderRule::Margin(Some(margin)),
+                    ));
+                }
+            }
         }
     }
     if let Some(path) = &args.reorder_rows_out {
@@ -689,9 +715,15 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
         args.copies.max(1),
         args.seed
     )?;
+    let width = rows
+        .iter()
+        .map(|r| r.scorer.len() + 2)
+        .max()
+        .unwrap_or(0)
+        .max(10);
     writeln!(
         out,
-        "{:<10}{:<10}{:>6}{:>10}{:>11}{:>10}{:>8}{:>8}{:>9}{:>10}{:>15}",
+        "{:<width$}{:<10}{:>6}{:>10}{:>11}{:>10}{:>8}{:>8}{:>9}{:>10}{:>15}",
         "scorer",
         "level",
         "cont.",
@@ -707,7 +739,7 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
     for r in rows {
         writeln!(
             out,
-            "{:<10}{:<10}{:>6}{:>10}{:>11.1}{:>10.1}{:>8.1}{:>8.1}{:>9.1}{:>10.1}{:>8.2} → {:.2}",
+            "{:<width$}{:<10}{:>6}{:>10}{:>11.1}{:>10.1}{:>8.1}{:>8.1}{:>9.1}{:>10.1}{:>8.2} → {:.2}",
             r.scorer,
             r.level.name(),
             r.containers,
@@ -727,4 +759,33 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
         )?;
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(id: &str) -> ContainerCase {
+        ContainerCase {
+            id: id.to_string(),
+            genre: id.split('/').next().unwrap_or_default().to_string(),
+            level: Level::Sentence,
+            units: 3,
+            untouched_gain: 0.0,
+            untouched_evidence: None,
+            shuffled: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn by_genre_groups_cases_by_their_folder() {
+        let cases = [
+            case("essay/a.md"),
+            case("fiction/b.txt"),
+            case("essay/c.rst"),
+        ];
+        let groups = by_genre(&cases);
+        let names: Vec<(&str, usize)> = groups.iter().map(|(g, v)| (*g, v.len())).collect();
+        assert_eq!(names, vec![("essay", 2), ("fiction", 1)]);
+    }
 }

@@ -59,8 +59,9 @@ pub struct ShuffledCase {
 }
 
 /// The containers of `doc` the test uses, as unit texts per level: those Segue reorders
-/// ([`reorderable`]).
-fn containers(doc: &Document) -> Vec<(Level, Vec<Unit<'_>>)> {
+/// ([`reorderable`]). The ordering heads' trainer reads the same containers of a corpus's train
+/// part (`examples/prose_containers.rs`).
+pub fn containers(doc: &Document) -> Vec<(Level, Vec<Unit<'_>>)> {
     let mut out = Vec::new();
     for (s, section) in doc.sections.iter().enumerate() {
         let mut all = vec![Container::Section(s)];

@@ -22,7 +22,12 @@ and cut to the reader's 40 tokens, as Segue reads paragraphs), the weights searc
 
 Needs the heads' parameters (target/ordering/params-sentence.npz, params-paragraph.npz) and the dev
 embeddings cache, as ../weight_search.py does. Run with models/train/.venv after `models/install`:
-  models/train/.venv/bin/python -m models.train.ordering.reader.tune [--no-write] [--start JSON] [--level paragraph]
+  models/train/.venv/bin/python -m models.train.ordering.reader.tune [--no-write] [--start JSON] [--level paragraph] [--prose]
+      [--hide GENRE]... [--tag T] [--out DIR]
+With --prose the weights are searched on the prose corpus's dev containers too (../prose.py): the
+criterion is the mean of that of the reference dev sets and that of the prose containers; --hide
+leaves a genre's containers out, --tag reads train.py's params-LEVEL{T}.npz and --out DIR writes
+DIR/ordering.json instead of models/ordering/ordering.json (the hidden-genre check).
 """
 import hashlib
 import json
@@ -37,6 +42,7 @@ from models.train.ordering import decode
 from models.train.ordering import heldout as HO
 from models.train.ordering import train as T
 from models.train.ordering import weight_search as TU
+from models.train.ordering import prose
 
 MODELS = TU.MODELS
 ONNX = MODELS / "onnx" / "reader" / "model.onnx"
@@ -68,13 +74,41 @@ def logits(sentence_sets):
     return out
 
 
+def option(name, default=None):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+def option_list(name):
+    return [sys.argv[k + 1] for k, a in enumerate(sys.argv[:-1]) if a == name]
+
+
+def load_params(level):
+    """The head's parameters train.py saved (target/ordering/params-LEVEL[--tag].npz)."""
+    params = dict(np.load(TU.ROOT / "target" / "ordering" / f"params-{level}{option('--tag', '')}.npz"))
+    params.pop("info", None)
+    return params
+
+
+def prose_components(params, level):
+    """With --prose, the prose corpus's dev containers of `level` (../prose.py) with the reader's
+    logits, shuffled, for the weight search (one group beside the reference dev sets); else []."""
+    if "--prose" not in sys.argv:
+        return []
+    insts = [i for _, i in prose.instances(prose.load("dev", option_list("--hide")), level)]
+    if level == "sentence":
+        sets = [[t[0] for t in i.texts] for i in insts]
+    else:
+        sets = [[" ".join(unit) for unit in i.texts] for i in insts]
+    base = [T.components(params, i) for i in insts]
+    return T.shuffled(TU.with_cross(base, prose.cached_logits(sets, logits, level)))
+
+
 def paragraph_level(meta, meta_path):
     """The reader's weights in the paragraph level's objective (module docs)."""
-    params = dict(np.load(TU.ROOT / "target" / "ordering" / "params-paragraph.npz"))
-    params.pop("info", None)
+    params = load_params("paragraph")
     insts = T.data.paragraph_instances(T.data.load(T.WORK / "dev.le16.jsonl"), 2, 16)
     base = [T.components(params, i) for i in insts]
-    xs = logits([[" ".join(unit) for unit in i.texts] for i in insts])
+    xs = prose.cached_logits([[" ".join(unit) for unit in i.texts] for i in insts], logits, "paragraph")
     comps = T.shuffled(TU.with_cross(base, xs))
     keys = TU.KEYS + TU.NEXT_KEYS
     head_w = meta["levels"]["paragraph"]["weights"]
@@ -83,7 +117,10 @@ def paragraph_level(meta, meta_path):
         start = json.loads(sys.argv[sys.argv.index("--start") + 1])
     head = decode.metrics(T.decode_all(comps, head_w))
     alone = decode.metrics(T.decode_all(comps, {"cross_precedence": 1.0, "cross_next": 1.0}))
-    w, m = T.tune(comps, keys=keys, start=start)
+    cprose = prose_components(params, "paragraph")
+    groups = [(0, len(comps)), (len(comps), len(comps) + len(cprose))] if cprose else None
+    w, _ = T.tune(comps + cprose, keys=keys, start=start, groups=groups)
+    m = decode.metrics(T.decode_all(comps, w))
     cv = TU.two_fold(insts, comps, keys, start)
     weights = {k: v for k, v in w.items() if v}
     print("paragraph level:", len(insts), "dev documents of 2-16 paragraphs")
@@ -92,6 +129,8 @@ def paragraph_level(meta, meta_path):
     print("head + reader, weights", json.dumps(weights))
     print("head + reader", TU.rounded(m))
     print("head + reader, 2-fold", TU.rounded(cv))
+    if cprose:
+        print("head + reader, prose dev", TU.rounded(decode.metrics(T.decode_all(cprose, w))))
     if "--no-write" in sys.argv:
         return
     cross = meta["cross"]
@@ -102,23 +141,24 @@ def paragraph_level(meta, meta_path):
         "reader_alone": TU.rounded(alone),
         "head_and_reader": TU.rounded(m),
         "head_and_reader_2fold": TU.rounded(cv),
+        **({"prose_instances": len(cprose),
+            "head_and_reader_prose": TU.rounded(decode.metrics(T.decode_all(cprose, w)))} if cprose else {}),
     }
     meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {meta_path}")
 
 
 def main():
-    meta_path = MODELS / "ordering" / "ordering.json"
+    meta_path = Path(option("--out", MODELS / "ordering")) / "ordering.json"
     meta = json.loads(meta_path.read_text())
     if "--level" in sys.argv and sys.argv[sys.argv.index("--level") + 1] == "paragraph":
         return paragraph_level(meta, meta_path)
-    params = dict(np.load(TU.ROOT / "target" / "ordering" / "params-sentence.npz"))
-    params.pop("info", None)
+    params = load_params("sentence")
     ia, ip = HO.abstracts(), HO.paragraphs()
     base_a = [T.components(params, i) for i in ia]
     base_p = [T.components(params, i) for i in ip]
-    xa = logits([[t[0] for t in i.texts] for i in ia])
-    xp = logits([[t[0] for t in i.texts] for i in ip])
+    xa = prose.cached_logits([[t[0] for t in i.texts] for i in ia], logits, "sentence")
+    xp = prose.cached_logits([[t[0] for t in i.texts] for i in ip], logits, "sentence")
     ca = T.shuffled(TU.with_cross(base_a, xa))
     cp = T.shuffled(TU.with_cross(base_p, xp))
     keys = TU.KEYS + TU.NEXT_KEYS
@@ -129,7 +169,10 @@ def main():
         start = json.loads(sys.argv[sys.argv.index("--start") + 1])
     head = decode.metrics(T.decode_all(ca, meta["levels"]["sentence"]["weights"]))
     alone = decode.metrics(T.decode_all(ca, {"cross_precedence": 1.0, "cross_next": 1.0}))
-    w, _ = T.tune(ca + cp, keys=keys, start=start)
+    cprose = prose_components(params, "sentence")
+    n = len(ca) + len(cp)
+    groups = [(0, n), (n, n + len(cprose))] if cprose else None
+    w, _ = T.tune(ca + cp + cprose, keys=keys, start=start, groups=groups)
     ma = decode.metrics(T.decode_all(ca, w))
     mp = decode.metrics(T.decode_all(cp, w))
     cv = TU.two_fold(ia, ca, keys, start, always=cp)
@@ -140,6 +183,8 @@ def main():
     print("head + reader, abstracts", TU.rounded(ma))
     print("head + reader, held-out paragraphs", TU.rounded(mp))
     print("head + reader, abstracts 2-fold", TU.rounded(cv))
+    if cprose:
+        print("head + reader, prose dev", TU.rounded(decode.metrics(T.decode_all(cprose, w))))
     meta["cross"] = {
         "kind": "reader",
         "file": "onnx/reader/model.onnx",
@@ -155,6 +200,8 @@ def main():
             "head_and_reader": TU.rounded(ma),
             "head_and_reader_heldout": TU.rounded(mp),
             "head_and_reader_2fold": TU.rounded(cv),
+            **({"prose_instances": len(cprose),
+                "head_and_reader_prose": TU.rounded(decode.metrics(T.decode_all(cprose, w)))} if cprose else {}),
         },
     }
     if "--no-write" in sys.argv:
