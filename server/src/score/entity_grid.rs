@@ -559,12 +559,20 @@ impl Grid {
     }
 }
 
-/// Units above this count compute transitions on demand without caching them.
-const CACHE_LIMIT: usize = 1024;
+/// Sets of up to this many units cache every pair; larger sets (a whole document's sentences)
+/// cache only the pairs near the diagonal ([`BAND`]), which is what the analysis reads
+/// (adjacent transitions, the skip over a unit, intrusion windows), and compute the rest on
+/// demand. A full `n × n` cache of a 500-sentence document is 2 MiB written before the first read.
+const FULL_LIMIT: usize = 64;
+/// How far from the diagonal a large set's cache reaches, in both directions.
+const BAND: usize = 4;
 
-/// A lazily filled `n × n` cache of `f64` values, safe to share between threads.
+/// A lazily filled cache of `f64` values over pairs of `n` units, safe to share between threads:
+/// every pair for small sets, the band around the diagonal for large ones (see [`FULL_LIMIT`]).
 pub(crate) struct LazyTable {
     n: usize,
+    /// Cells per row: `n` (full) or `2 · BAND + 1` (band).
+    width: usize,
     cells: Vec<AtomicU64>,
 }
 
@@ -572,22 +580,34 @@ pub(crate) struct LazyTable {
 const EMPTY: u64 = 0x7FF8_DEAD_BEEF_0001;
 
 impl LazyTable {
-    /// A cache for `n` units, or a pass-through one when `n` is too large to cache.
+    /// A cache for `n` units.
     pub(crate) fn new(n: usize) -> Self {
-        let cells = if n <= CACHE_LIMIT {
-            (0..n * n).map(|_| AtomicU64::new(EMPTY)).collect()
-        } else {
-            Vec::new()
-        };
-        LazyTable { n, cells }
+        let width = if n <= FULL_LIMIT { n } else { 2 * BAND + 1 };
+        let cells = (0..n * width).map(|_| AtomicU64::new(EMPTY)).collect();
+        LazyTable { n, width, cells }
     }
 
-    /// The value at (`from`, `to`), computed by `f` on first use.
+    /// The cell of (`from`, `to`), if the cache holds that pair.
+    fn cell(&self, from: usize, to: usize) -> Option<&AtomicU64> {
+        if from >= self.n || to >= self.n {
+            return None;
+        }
+        let column = if self.width == self.n {
+            to
+        } else {
+            let offset = to as isize - from as isize;
+            if offset.unsigned_abs() > BAND {
+                return None;
+            }
+            (offset + BAND as isize) as usize
+        };
+        self.cells.get(from * self.width + column)
+    }
+
+    /// The value at (`from`, `to`), computed by `f` on first use (on every use for pairs the
+    /// cache does not hold).
     pub(crate) fn get(&self, from: usize, to: usize, f: impl FnOnce() -> f64) -> f64 {
-        let Some(cell) = (from < self.n && to < self.n)
-            .then(|| self.cells.get(from * self.n + to))
-            .flatten()
-        else {
+        let Some(cell) = self.cell(from, to) else {
             return f();
         };
         let bits = cell.load(Ordering::Relaxed);
@@ -657,6 +677,36 @@ impl Pairwise for GridPairs<'_> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_lazy_table_caches_every_pair_of_small_sets_and_the_band_of_large_ones() {
+        use std::cell::Cell;
+        for n in [5, FULL_LIMIT + 30] {
+            let table = LazyTable::new(n);
+            let calls = Cell::new(0);
+            let value = |i: usize, j: usize| {
+                calls.set(calls.get() + 1);
+                (i * 1000 + j) as f64
+            };
+            for _ in 0..2 {
+                for i in 0..n {
+                    for j in 0..n {
+                        assert_eq!(table.get(i, j, || value(i, j)), value(i, j) - 0.0);
+                    }
+                }
+            }
+            // Each pass asks every pair once more of `value` itself (the assertion's right side).
+            let asked = 2 * n * n;
+            let computed = calls.get() - asked;
+            if n <= FULL_LIMIT {
+                assert_eq!(computed, n * n, "n = {n}: every pair once");
+            } else {
+                let band: usize = (0..n)
+                    .map(|i| (0..n).filter(|&j| i.abs_diff(j) <= BAND).count())
+                    .sum();
+                assert_eq!(computed, band + 2 * (n * n - band), "n = {n}");
+            }
+        }
+    }
     #[test]
     fn one_enormous_sentence_is_read_in_linear_time() {
         // 60,000 words and no verb: each word used to scan every token of the sentence, which
