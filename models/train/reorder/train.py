@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from models.train.verdict.train import fit as fit_logistic
+
 FEATURES = [
     "log_units",
     "gain",
@@ -44,8 +46,6 @@ MIN_GAIN = 0.02
 MIN_DEV_CONTAINERS = 300
 # How much more useful proposals a model must make on dev than the margin, relatively.
 MIN_IMPROVEMENT = 0.10
-L2 = 1e-3
-STEPS = 3000
 
 
 def features(e):
@@ -70,28 +70,9 @@ def load(path, level):
 
 
 def fit(X, y):
-    """Balanced, L2-penalised logistic regression on standardised features (full-batch Adam)."""
-    mean = X.mean(0)
-    scale = X.std(0)
-    scale[scale < 1e-9] = 1.0
-    Z = (X - mean) / scale
-    sw = np.where(y > 0.5, 0.5 / y.mean(), 0.5 / (1 - y.mean())) / len(y)
-    w = np.zeros(Z.shape[1])
-    b = 0.0
-    m, v, mb, vb = np.zeros_like(w), np.zeros_like(w), 0.0, 0.0
-    lr, b1, b2, eps = 0.05, 0.9, 0.999, 1e-8
-    for t in range(1, STEPS + 1):
-        p = 1 / (1 + np.exp(-(Z @ w + b)))
-        g = (p - y) * sw
-        gw = Z.T @ g + L2 * w
-        gb = g.sum()
-        m = b1 * m + (1 - b1) * gw
-        v = b2 * v + (1 - b2) * gw**2
-        mb = b1 * mb + (1 - b1) * gb
-        vb = b2 * vb + (1 - b2) * gb**2
-        w -= lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
-        b -= lr * (mb / (1 - b1**t)) / (np.sqrt(vb / (1 - b2**t)) + eps)
-    return {"mean": mean.tolist(), "scale": scale.tolist(), "weights": w.tolist(), "bias": float(b)}
+    """The verdict models' balanced, L2-penalised logistic regression, as plain lists."""
+    model = fit_logistic(X, y)
+    return {k: (v.tolist() if hasattr(v, "tolist") else float(v)) for k, v in model.items()}
 
 
 def predict(model, X):
