@@ -453,7 +453,7 @@ fn judged(
         let novelty = verdict::excess_novelty(t.novelty, base.usual_novelty);
         out.push(if t.link.is_some() {
             // It opens as if it followed on: "it does not follow" would contradict the text.
-            linked_apart(t, next, median, floor, scorer)
+            apart(t, next, true, median, floor, scorer)
         } else if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
             foreign(t, median, floor, scorer)
         } else if t.intrusion.is_some_and(|p| p >= 0.5)
@@ -463,7 +463,7 @@ fn judged(
                 // follow" would contradict the text.
                 || t.reason.shared.len() >= 2
         {
-            intruding(t, next, median, floor, scorer)
+            apart(t, next, false, median, floor, scorer)
         } else {
             finding(t, median, floor, scorer)
         });
@@ -491,43 +491,35 @@ fn interruption(t: &Transition, median: f64, floor: f64, scorer: &'static str) -
 
 /// The finding on a unit the verdict or intrusion model flags as out of place: `t` leads into
 /// it, `next` (if any) leads out of it. The message names what the unit has in common with its
-/// neighbours, which a writer can check.
-fn intruding(
+/// neighbours, which a writer can check. A unit that opens with an explicit link (`linked`) gets
+/// its own wording: "it does not follow" would contradict the text, and its link leans on
+/// something the text before it does not say.
+fn apart(
     t: &Transition,
     next: Option<&Transition>,
+    linked: bool,
     median: f64,
     floor: f64,
     scorer: &'static str,
 ) -> Finding {
     let (unit, _) = unit_names(t.level);
-    let message = format!(
-        "This {unit} seems out of place: {}. Consider moving it next to related text, or a \
-         transition that ties it in.",
-        in_common(t, next)
-    );
-    finding_on(t, median, floor, scorer, message)
-}
-
-/// The finding on a unit that opens with an explicit link but has little in common with its
-/// neighbours: the link leans on something the text before it does not say.
-fn linked_apart(
-    t: &Transition,
-    next: Option<&Transition>,
-    median: f64,
-    floor: f64,
-    scorer: &'static str,
-) -> Finding {
-    let (unit, _) = unit_names(t.level);
-    let message = format!(
-        "This {unit} opens as if it followed on from the one before it, but {}. Consider \
-         moving it next to what it refers to, or saying what it refers to.",
-        in_common(t, next)
-    );
+    let evidence = in_common(t, next);
+    let message = if linked {
+        format!(
+            "This {unit} opens as if it followed on from the one before it, but {evidence}. \
+             Consider moving it next to what it refers to, or saying what it refers to."
+        )
+    } else {
+        format!(
+            "This {unit} seems out of place: {evidence}. Consider moving it next to related \
+             text, or a transition that ties it in."
+        )
+    };
     finding_on(t, median, floor, scorer, message)
 }
 
 /// What the unit `t` leads into has in common with its neighbours, as a clause a writer can
-/// check: "it has no content words in common with the sentences on either side", "it shares only
+/// check: "it shares no content words with the sentences on either side", "it shares only
 /// ‘cache’ with the sentence before it, and nothing with the one after", "it shares few words
 /// with the paragraph before it (‘sign’, ‘trap’)".
 fn in_common(t: &Transition, next: Option<&Transition>) -> String {
