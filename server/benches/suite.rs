@@ -217,7 +217,10 @@ fn keystrokes() {
             format: Some(format),
             skip: None,
             scorer: tier0.clone(),
-            order_scorer: tier0.clone(),
+            judge: segue::order::reorder::Judge {
+                scorer: tier0.clone(),
+                named: true,
+            },
             policy: tier0.context_policy(),
             calibration: calibration.clone(),
             sensitivity: Sensitivity::Medium,

@@ -1181,8 +1181,29 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
         run.stderr
     );
 
-    // --write rewrites the file with the proposed order: the same bytes, permuted.
-    let run = segue(&["reorder", "--section", "1", "--write", file]);
+    // Segue's own judge at tier 0 is withheld: it says why and leaves the file alone.
+    let run = segue(&["reorder", "--tier", "0", "--section", "1", "--write", file]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains(
+            "the author's order stands: the tier0 judge does not reorder paragraphs by default"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(file).expect("read back"), text);
+
+    // --write rewrites the file with the proposed order: the same bytes, permuted (a named
+    // judge proposes wherever its rule says so).
+    let run = segue(&[
+        "reorder",
+        "--scorer",
+        "tier0",
+        "--section",
+        "1",
+        "--write",
+        file,
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
     let after = std::fs::read_to_string(file).expect("read back");
     assert_ne!(after, text);

@@ -85,7 +85,7 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
 
 fn reorder_write(path: &Path, extra: &[&str]) -> Run {
     let p = path.to_str().expect("utf-8 path");
-    let mut args = vec!["reorder", "--tier", "0", "--write"];
+    let mut args = vec!["reorder", "--tier", "0", "--scorer", "tier0", "--write"];
     args.extend_from_slice(extra);
     args.push(p);
     segue(&args)
@@ -216,7 +216,7 @@ fn write_keeps_an_owner_it_cannot_give_away() {
         Command::new("setpriv")
             .args(["--reuid", nobody, "--regid", nobody, "--clear-groups"])
             .arg(env!("CARGO_BIN_EXE_segue"))
-            .args(["reorder", "--tier", "0", "--write"])
+            .args(["reorder", "--tier", "0", "--scorer", "tier0", "--write"])
             .arg(&file)
             .env("NO_COLOR", "1")
             .env("SEGUE_MODELS_DIR", "/nonexistent/segue-models")

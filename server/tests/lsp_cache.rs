@@ -126,7 +126,10 @@ fn pair_local_cache_versus_exact_scores() {
                 format: Some(Format::Markdown),
                 skip: None,
                 scorer: scorer.clone(),
-                order_scorer: scorer.clone(),
+                judge: segue::order::reorder::Judge {
+                    scorer: scorer.clone(),
+                    named: true,
+                },
                 policy,
                 calibration: calibration.clone(),
                 sensitivity: Sensitivity::Medium,

@@ -293,7 +293,10 @@ fn compare(texts: &[String], text: &str, with: Arc<dyn Scorer>, name: &str) {
         format: Some(Format::Markdown),
         skip: None,
         scorer: scorer.clone(),
-        order_scorer: scorer.clone(),
+        judge: segue::order::reorder::Judge {
+            scorer: scorer.clone(),
+            named: true,
+        },
         policy: with.context_policy(),
         calibration: Arc::new(Calibration::shipped()),
         sensitivity: Sensitivity::Medium,

@@ -54,7 +54,10 @@ fn a_superseded_model_stage_stops_between_batches() {
         format: Some(Format::Markdown),
         skip: None,
         scorer: scorer.clone(),
-        order_scorer: scorer,
+        judge: segue::order::reorder::Judge {
+            scorer,
+            named: true,
+        },
         policy,
         calibration: Arc::new(Calibration::shipped()),
         sensitivity: Sensitivity::Medium,

@@ -7,6 +7,13 @@ with enough dev containers to set a threshold (MIN_DEV_CONTAINERS) and only wher
 makes clearly more *useful* proposals (on shuffled copies, bringing the units closer to the
 author's order) than the judge's plain margin at the same untouched rate.
 
+Whatever rule decides, a judge is *withheld* at a level (it proposes nothing unless a user names
+it) when on dev its proposals are not clearly worth more than they cost: when they bring shuffled
+copies closer to the author's order no more than half the time, or when a proposal on a shuffled
+copy that helps is less than MIN_LIKELIHOOD_RATIO times as likely as a proposal on the author's
+untouched order. In real documents almost every container is as the author wrote it, so a judge
+below that bar proposes mostly worse orders.
+
 Rows come from Segue itself:
 
     tests/prose/fetch                                   # the real-prose corpus, target/prose/
@@ -46,6 +53,11 @@ MIN_GAIN = 0.02
 MIN_DEV_CONTAINERS = 300
 # How much more useful proposals a model must make on dev than the margin, relatively.
 MIN_IMPROVEMENT = 0.10
+# How many times more likely a useful proposal on a shuffled copy must be than a proposal on the
+# author's order (dev) for a judge to propose by default; and the least share of proposals on
+# shuffled copies that must bring them closer to the author's order.
+MIN_LIKELIHOOD_RATIO = 2.0
+MIN_CLOSER = 50.0
 
 
 def features(e):
@@ -122,6 +134,7 @@ def main():
     judges = sys.argv[3:] or ["tier0", "tier1"]
     shipped = json.loads(out_path.read_text())
     overrule = shipped.get("overrule", {})
+    withheld = shipped.get("withheld", {})
     for judge in judges:
         for level in LEVELS:
             train = load(rows_dir / f"{judge}-train.jsonl", level)
@@ -160,10 +173,26 @@ def main():
                     **model,
                     "threshold": cut,
                 }
+                chosen = by_model
             else:
                 print("  not shipped: too few dev containers, or no clear gain over the margin")
                 overrule.get(judge, {}).pop(level, None)
+                chosen = by_margin
+            ratio = useful(chosen) / max(chosen["untouched"], 1e-9)
+            if chosen["closer"] <= MIN_CLOSER or ratio < MIN_LIKELIHOOD_RATIO:
+                print(
+                    f"  withheld: closer {chosen['closer']:.1f} %, useful {useful(chosen):.1f} % "
+                    f"against untouched {chosen['untouched']:.1f} % (ratio {ratio:.2f})"
+                )
+                withheld.setdefault(judge, {})[level] = {
+                    "untouched": round(chosen["untouched"], 1),
+                    "useful": round(useful(chosen), 1),
+                    "closer": round(chosen["closer"], 1),
+                }
+            else:
+                withheld.get(judge, {}).pop(level, None)
     shipped["overrule"] = {j: levels for j, levels in overrule.items() if levels}
+    shipped["withheld"] = {j: levels for j, levels in withheld.items() if levels}
     out_path.write_text(json.dumps(shipped, indent=2) + "\n")
 
 

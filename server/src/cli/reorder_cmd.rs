@@ -5,7 +5,8 @@ use super::scorers::{order_scorer, read_document, scorers_for};
 use super::write::{replace_hooked, Method, Moment, WriteOptions};
 use crate::config::{parse_tier, TierChoice};
 use crate::order::permute::{apply, permute};
-use crate::order::reorder::{propose, reorderable, Container, Proposal};
+use crate::order::reorder::{reorderable, Container, Judge, Proposal};
+use crate::score::Level;
 use crate::text::{Document, LineIndex};
 use anyhow::{bail, Context};
 use std::io::Write;
@@ -91,7 +92,11 @@ fn run_with(args: ReorderArgs, before_check: &mut dyn FnMut()) -> anyhow::Result
     let (file, doc) = read_document(&args.path)?;
     let source = file.text.as_str();
     let set = scorers_for(args.tier)?;
-    let scorer = order_scorer(&set, args.scorer.as_deref())?;
+    let judge = Judge {
+        scorer: order_scorer(&set, args.scorer.as_deref())?,
+        named: args.scorer.is_some(),
+    };
+    let scorer = judge.scorer.clone();
     let chosen = containers(&doc, &args)?;
     if let ([only], true) = (
         chosen.as_slice(),
@@ -102,9 +107,30 @@ fn run_with(args: ReorderArgs, before_check: &mut dyn FnMut()) -> anyhow::Result
             return Ok(0);
         }
     }
+    let levels: Vec<Level> = chosen.iter().map(|c| c.level()).collect();
+    if let Some(why) = levels
+        .iter()
+        .map(|&l| judge.withheld(l).map(|w| (l, w)))
+        .collect::<Option<Vec<_>>>()
+        .and_then(|w| w.first().copied())
+    {
+        let (level, w) = why;
+        eprintln!(
+            "{}: the author's order stands: the {} judge does not reorder {}s by default: {w}. \
+             Install the tier-1 models (`models/install`), or name a judge with --scorer to see \
+             its proposals anyway",
+            args.path.display(),
+            scorer.name(),
+            match level {
+                Level::Sentence => "sentence",
+                Level::Paragraph => "paragraph",
+            },
+        );
+        return Ok(0);
+    }
     let proposals: Vec<Proposal> = chosen
         .into_iter()
-        .filter_map(|c| propose(&doc, source, c, scorer.as_ref()))
+        .filter_map(|c| judge.propose(&doc, source, c))
         .filter(Proposal::worthwhile)
         .collect();
     if proposals.is_empty() {
@@ -267,7 +293,7 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
             write: true,
             force: false,
             tier: TierChoice::Builtin,
-            scorer: None,
+            scorer: Some("tier0".into()),
         }
     }
 

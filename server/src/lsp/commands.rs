@@ -149,7 +149,7 @@ pub(crate) async fn check_workspace(
                     .model_scorer
                     .clone()
                     .unwrap_or_else(|| resolved.scorer.clone()),
-                order_scorer: resolved.order_scorer.clone(),
+                judge: resolved.judge.clone(),
                 policy: resolved.policy,
                 calibration,
                 sensitivity: resolved.config.sensitivity,

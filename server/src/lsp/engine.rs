@@ -39,7 +39,7 @@
 //! first request and memoized in it.
 
 use crate::model::cancel::scope;
-use crate::order::reorder::propose;
+use crate::order::reorder::Judge;
 pub use crate::order::reorder::{Container, Proposal};
 use crate::score::analysis::{
     document_level, paragraph_pairs, paragraph_units, sentence_pairs, sentence_units, skip_pairs,
@@ -78,8 +78,8 @@ pub struct Job {
     pub skip: Option<String>,
     /// The reporting scorer.
     pub scorer: Arc<dyn Scorer>,
-    /// The scorer that judges reorder proposals (code actions).
-    pub order_scorer: Arc<dyn Scorer>,
+    /// The judge of reorder proposals (code actions).
+    pub judge: Judge,
     /// Cache policy for the scorer.
     pub policy: ContextPolicy,
     /// Score percentiles for the findings rule.
@@ -123,8 +123,8 @@ pub struct Analyzed {
     pub findings: Vec<Finding>,
     /// The scorer that produced the scores.
     pub scorer: Arc<dyn Scorer>,
-    /// The scorer that judges reorder proposals.
-    pub order_scorer: Arc<dyn Scorer>,
+    /// The judge of reorder proposals.
+    pub judge: Judge,
     /// The cache policy used.
     pub policy: ContextPolicy,
     /// Counters of the run.
@@ -341,7 +341,7 @@ impl Engine {
             analysis,
             findings: found,
             scorer: job.scorer.clone(),
-            order_scorer: job.order_scorer.clone(),
+            judge: job.judge.clone(),
             policy: job.policy,
             stats,
             proposals: Mutex::new(HashMap::new()),
@@ -691,13 +691,10 @@ impl Analyzed {
                 return p.clone();
             }
         }
-        let computed = propose(
-            &self.document,
-            &self.text,
-            container,
-            self.order_scorer.as_ref(),
-        )
-        .map(Arc::new);
+        let computed = self
+            .judge
+            .propose(&self.document, &self.text, container)
+            .map(Arc::new);
         if let Ok(mut memo) = self.proposals.lock() {
             memo.insert(container, computed.clone());
         }
@@ -788,7 +785,7 @@ pub fn empty(job: &Job) -> Analyzed {
         },
         findings: Vec::new(),
         scorer: job.scorer.clone(),
-        order_scorer: job.order_scorer.clone(),
+        judge: job.judge.clone(),
         policy: job.policy,
         stats: RunStats::default(),
         proposals: Mutex::new(HashMap::new()),
@@ -809,7 +806,10 @@ mod tests {
             format: Some(Format::Markdown),
             skip: None,
             scorer: set.get(scorer).expect("builtin scorer"),
-            order_scorer: set.get("tier0").expect("builtin scorer"),
+            judge: Judge {
+                scorer: set.get("tier0").expect("builtin scorer"),
+                named: true,
+            },
             policy,
             calibration: Arc::new(Calibration::shipped()),
             sensitivity: Sensitivity::Medium,

@@ -392,8 +392,8 @@ impl Session {
                 Stage::Model => "model",
             }
         );
-        let order_scorer = resolved.order_scorer.clone();
-        let job_order_scorer = order_scorer.clone();
+        let judge = resolved.judge.clone();
+        let job_judge = judge.clone();
         let skip = skip_reason(p, resolved);
         if let Some(why) = &skip {
             debug!("{}: not checked: {why}", p.uri.as_str());
@@ -430,7 +430,7 @@ impl Session {
                 skip,
                 policy: job_scorer.context_policy(),
                 scorer: job_scorer,
-                order_scorer: job_order_scorer,
+                judge: job_judge,
                 calibration,
                 sensitivity: resolved_job.config.sensitivity,
             };
@@ -477,7 +477,7 @@ impl Session {
                     skip: Some("analysis failed".into()),
                     policy: scorer.context_policy(),
                     scorer,
-                    order_scorer,
+                    judge,
                     calibration: self.calibration.clone(),
                     sensitivity: resolved.config.sensitivity,
                 };

@@ -18,6 +18,7 @@
 use super::engine::ContextPolicy;
 use crate::config::sources::read_table;
 use crate::config::{find_project_file, repository_root, Config, Origin, TierChoice};
+use crate::order::reorder::Judge;
 use crate::score::{registry, Scorer, ScorerSet};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -50,8 +51,8 @@ pub struct Resolved {
     /// The scorer of the model stage, whose results replace the first stage's when ready: the
     /// tier-1 default when the models are loaded, `tier` is not `0` and no scorer is configured.
     pub model_scorer: Option<Arc<dyn Scorer>>,
-    /// The scorer that judges reorder proposals.
-    pub order_scorer: Arc<dyn Scorer>,
+    /// The judge of reorder proposals.
+    pub judge: Judge,
     /// Cache policy for the scorer.
     pub policy: ContextPolicy,
     /// The `segue.toml` in force, if any.
@@ -272,7 +273,8 @@ impl SettingsStore {
         } else {
             None
         };
-        // The judge of reorders: the scorer the user named, else the best one loaded for the tier.
+        // The judge of reorders: the scorer the user named, else the best one loaded for the tier
+        // (which proposes only where its calibration trusts it).
         let order_scorer = if config.scorer.is_none() && config.tier != TierChoice::Builtin {
             self.scorers
                 .get(registry::default_order_scorer(&self.scorers))
@@ -280,12 +282,16 @@ impl SettingsStore {
         } else {
             scorer.clone()
         };
+        let judge = Judge {
+            scorer: order_scorer,
+            named: config.scorer.is_some(),
+        };
         (
             Resolved {
                 config,
                 scorer,
                 model_scorer,
-                order_scorer,
+                judge,
                 policy,
                 file,
                 base,

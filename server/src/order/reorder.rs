@@ -17,6 +17,7 @@ use super::decode::{best_order, Problem};
 use super::overrule::{Evidence, OverruleModel};
 use crate::score::{order_score, Level, Pairwise, Scorer, Unit};
 use crate::text::{Document, Span};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A container whose units can be reordered.
@@ -303,6 +304,36 @@ pub struct Margins {
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub overrule:
         std::collections::BTreeMap<String, std::collections::BTreeMap<String, OverruleModel>>,
+    /// scorer name → level name → why Segue does not let the judge propose at that level unless
+    /// a user names it (`models/train/reorder/train.py`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub withheld: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Withheld>>,
+}
+
+/// A judge's dev figures when they fall short of the bar for proposing by default: its proposals
+/// bring shuffled copies closer to the author's order no more than half the time, or a useful
+/// proposal is less than twice as likely as one on the author's own order. In real documents
+/// almost every container is as its author wrote it, so such a judge proposes mostly worse
+/// orders.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Withheld {
+    /// Share of untouched containers that got a proposal (%).
+    pub untouched: f64,
+    /// Share of shuffled copies that got a proposal bringing them closer to the author's order (%).
+    pub useful: f64,
+    /// Share of proposals on shuffled copies that brought them closer to the author's order (%).
+    pub closer: f64,
+}
+
+impl std::fmt::Display for Withheld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "on real documents it proposed new orders for {:.0} % of them as written, and only \
+             {:.0} % of its proposals on shuffled copies moved them towards the author's order",
+            self.untouched, self.closer
+        )
+    }
 }
 
 impl Margins {
@@ -317,12 +348,47 @@ impl Margins {
         self.margins.get(scorer)?.get(level.name()).copied()
     }
 
+    /// Why `scorer` does not propose at `level` by default, if it does not.
+    pub fn withheld(&self, scorer: &str, level: Level) -> Option<&Withheld> {
+        self.withheld.get(scorer)?.get(level.name())
+    }
+
     /// The overrule model of `scorer` at `level`, if it has a usable one.
     pub fn overrule(&self, scorer: &str, level: Level) -> Option<&OverruleModel> {
         self.overrule
             .get(scorer)?
             .get(level.name())
             .filter(|m| m.is_usable())
+    }
+}
+
+/// The scorer that judges reorder proposals, and whether the user named it. Segue's own choice
+/// proposes only at the levels its calibration trusts ([`Margins::withheld`]); a judge the user
+/// named proposes wherever its rule says so.
+#[derive(Clone)]
+pub struct Judge {
+    /// The scorer whose table ranks orders.
+    pub scorer: Arc<dyn Scorer>,
+    /// Whether the user named it (`--scorer`, the `scorer` setting).
+    pub named: bool,
+}
+
+impl Judge {
+    /// Why the judge proposes nothing at `level`, if it does not.
+    pub fn withheld(&self, level: Level) -> Option<&'static Withheld> {
+        if self.named {
+            return None;
+        }
+        Margins::shipped().withheld(self.scorer.name(), level)
+    }
+
+    /// The proposal for `container` ([`propose`]), or `None` where the judge is withheld at its
+    /// level or the container keeps the author's order.
+    pub fn propose(&self, doc: &Document, source: &str, container: Container) -> Option<Proposal> {
+        if self.withheld(container.level()).is_some() {
+            return None;
+        }
+        propose(doc, source, container, self.scorer.as_ref())
     }
 }
 
@@ -572,6 +638,38 @@ mod tests {
         let lex = Lexical::plain();
         let q = propose(&doc, src, c, &lex).unwrap();
         assert!(q.confidence.is_none() && q.threshold.is_none());
+    }
+
+    #[test]
+    fn the_built_in_judge_is_withheld_unless_named() {
+        // Shipped calibration: tier0's proposals on real prose are no better than chance.
+        let shipped = Margins::shipped();
+        let w = shipped
+            .withheld("tier0", Level::Paragraph)
+            .expect("tier0 withheld");
+        assert!(w.closer <= 50.0 || w.useful < 2.0 * w.untouched, "{w:?}");
+        assert!(shipped.withheld("tier1", Level::Sentence).is_none());
+        let src = "# S\n\nThe delta meets the echo.\n\nThe alpha meets the bravo.\n\nThe charlie meets the delta.\n\nThe bravo meets the charlie.\n";
+        let doc = parse(src, Format::Markdown);
+        let tier0 = crate::score::ScorerSet::builtin().get("tier0").unwrap();
+        let by_default = Judge {
+            scorer: tier0.clone(),
+            named: false,
+        };
+        assert!(by_default
+            .propose(&doc, src, Container::Section(0))
+            .is_none());
+        let named = Judge {
+            scorer: tier0,
+            named: true,
+        };
+        assert!(named.withheld(Level::Paragraph).is_none());
+        assert!(named.propose(&doc, src, Container::Section(0)).is_some());
+        let text = w.to_string();
+        assert!(
+            text.contains("% of its proposals on shuffled copies"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ require('segue').setup({
   -- server's workspace/configuration request with these settings.
   -- `tier = '0'`: the scenario's expectations (findings before and after the reorder) are those of
   -- the built-in tier, whether or not models/install has run; the model stage is tested by
-  -- server/tests/lsp_models.rs.
-  settings = { severity = 'error', debounce = 50, tier = '0' },
+  -- server/tests/lsp_models.rs. `scorer = 'tier0'` names the built-in judge, which proposes
+  -- orders only when named (by default Segue leaves reorders to the tier-1 models).
+  settings = { severity = 'error', debounce = 50, tier = '0', scorer = 'tier0' },
 })
