@@ -302,6 +302,14 @@ def by_genre(groups):
     return dict(sorted(out.items()))
 
 
+# reporting scorer -> the scorer whose verdict is weighed with its own (server/src/score/verdict.rs,
+# `Companion`): a unit is flagged when the margins over the two thresholds, the companion's times
+# `weight`, sum to at least zero. The weight was chosen on the dev rows with
+# `python -m models.train.verdict.companion target/verdict dev` (the lowest findings rate that keeps
+# planted sentences >= 60 % and paragraphs >= 80 % caught at `medium`, with room to spare).
+COMPANIONS = {"embedding": {"scorer": "tier0", "weight": 1.0}}
+
+
 def main():
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else "target/verdict")
     out_path = Path(sys.argv[2] if len(sys.argv) > 2 else "models/verdict/verdict.json")
@@ -352,6 +360,7 @@ def main():
         "source": "real-prose corpus, train part (tests/prose/manifest.tsv), planted units from other genres",
         "target_per_1000_words": TARGET_RATE,
         "scorers": scorers,
+        "companions": COMPANIONS,
         "figures": report,
     }
     out_path.parent.mkdir(parents=True, exist_ok=True)

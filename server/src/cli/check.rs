@@ -6,7 +6,7 @@ use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 use crate::config::{find_project_file, parse_tier, repository_root, Config, Origin, TierChoice};
 use crate::input::collect::{collect, Input};
 use crate::input::read::{read_file, read_stdin};
-use crate::score::findings::{findings, Calibration, Sensitivity};
+use crate::score::findings::{companion_analysis, findings_with, Calibration, Sensitivity};
 use crate::score::{analysis::analyze, Scorer, ScorerSet};
 use crate::text::{parse, without_bom, Format, LineIndex};
 use anyhow::bail;
@@ -307,16 +307,22 @@ pub fn check_source(
 ) -> FileResult {
     let doc = parse(&source, format);
     let analysis = analyze(&doc, scorer);
+    let companion = companion_analysis(&doc, scorer.name());
     let index = LineIndex::new(&source);
-    let findings = findings(&analysis, calibration, config.sensitivity)
-        .into_iter()
-        .map(|finding| Located {
-            range: Range::of(&index, &source, finding.to),
-            related: Range::of(&index, &source, finding.from),
-            severity: config.severity,
-            finding,
-        })
-        .collect();
+    let findings = findings_with(
+        &analysis,
+        companion.as_ref(),
+        calibration,
+        config.sensitivity,
+    )
+    .into_iter()
+    .map(|finding| Located {
+        range: Range::of(&index, &source, finding.to),
+        related: Range::of(&index, &source, finding.from),
+        severity: config.severity,
+        finding,
+    })
+    .collect();
     FileResult {
         path,
         findings,

@@ -17,7 +17,9 @@
 
 use crate::score::analysis::sentence_units;
 use crate::score::analysis::{analyze, paragraph_pairs, paragraph_units, sentence_pairs, Analysis};
-use crate::score::findings::{baselines, findings, Calibration, Finding, Sensitivity};
+use crate::score::findings::{
+    baselines, companion_analysis, findings_with, Calibration, Finding, Sensitivity,
+};
 use crate::score::verdict;
 use crate::score::{Level, Scorer};
 use crate::text::{parse, Document, Ending, Format, LineIndex, Span};
@@ -223,10 +225,11 @@ pub fn prose_doc(
         let parsed = parse(&doc.source, doc.format);
         let words = parsed.word_count();
         let analysis = analyze(&parsed, scorer);
+        let companion = companion_analysis(&parsed, scorer.name());
         let planted = planted_copies(scorer, docs, i, copies, seed);
         let mut seen: Vec<Span> = Vec::new();
         for sensitivity in Sensitivity::ALL {
-            let found = findings(&analysis, calibration, sensitivity);
+            let found = findings_with(&analysis, companion.as_ref(), calibration, sensitivity);
             for f in &found {
                 if !seen.contains(&f.to) {
                     seen.push(f.to);
@@ -234,14 +237,16 @@ pub fn prose_doc(
                 }
             }
             let tally = |level: Level| {
-                let at_level: Vec<&(Level, Analysis, Span)> =
-                    planted.iter().filter(|(l, _, _)| *l == level).collect();
+                let at_level: Vec<&Planted> = planted.iter().filter(|p| p.level == level).collect();
                 let caught = at_level
                     .iter()
-                    .filter(|(_, a, span)| {
-                        findings(a, calibration, sensitivity).iter().any(|f| {
-                            f.level == level && (overlaps(f.to, *span) || overlaps(f.from, *span))
-                        })
+                    .filter(|p| {
+                        let (a, span) = (&p.analysis, p.span);
+                        findings_with(a, p.companion.as_ref(), calibration, sensitivity)
+                            .iter()
+                            .any(|f| {
+                                f.level == level && (overlaps(f.to, span) || overlaps(f.from, span))
+                            })
                     })
                     .count();
                 (at_level.len(), caught)
@@ -264,13 +269,23 @@ pub fn prose_doc(
 /// `copies` analyses of document `i` of `docs`, each with one unit of a document of another genre
 /// planted at each level, and the planted unit's span. Each copy goes through the parser and the
 /// scorer like any file.
+/// A copy of a document with one unit of another genre planted in it, analysed.
+struct Planted {
+    level: Level,
+    analysis: Analysis,
+    /// The analysis by the scorer's companion ([`companion_analysis`]), if it has one.
+    companion: Option<Analysis>,
+    /// The planted unit.
+    span: Span,
+}
+
 fn planted_copies(
     scorer: &dyn Scorer,
     docs: &[ProseDoc],
     i: usize,
     copies: usize,
     seed: u64,
-) -> Vec<(Level, Analysis, Span)> {
+) -> Vec<Planted> {
     let mut planted = Vec::new();
     let Some(doc) = docs.get(i) else {
         return planted;
@@ -282,7 +297,13 @@ fn planted_copies(
                 continue;
             };
             if let Some((text, span)) = plant(doc, donor, level, &mut rng) {
-                planted.push((level, analyze(&parse(&text, doc.format), scorer), span));
+                let parsed = parse(&text, doc.format);
+                planted.push(Planted {
+                    level,
+                    analysis: analyze(&parsed, scorer),
+                    companion: companion_analysis(&parsed, scorer.name()),
+                    span,
+                });
             }
         }
     }
@@ -374,11 +395,11 @@ pub fn verdict_rows(
         }
     };
     emit(0, &analyze(&parsed, scorer), None);
-    for (k, (level, analysis, span)) in planted_copies(scorer, docs, i, copies, seed)
+    for (k, p) in planted_copies(scorer, docs, i, copies, seed)
         .iter()
         .enumerate()
     {
-        emit(k + 1, analysis, Some((*level, *span)));
+        emit(k + 1, &p.analysis, Some((p.level, p.span)));
     }
     out
 }

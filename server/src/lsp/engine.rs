@@ -45,7 +45,9 @@ use crate::score::analysis::{
     document_level, paragraph_pairs, paragraph_units, sentence_pairs, sentence_units, skip_pairs,
     unit_link, Analysis, Figures, Transition, UnitRef, Whole,
 };
-use crate::score::findings::{findings, Calibration, Finding, Sensitivity};
+use crate::score::findings::{
+    companion_analysis, findings_with, Calibration, Finding, Sensitivity,
+};
 use crate::score::novelty::novelty;
 use crate::score::{intrusion, IntrusionSource, Level, Pairwise, Reason, Scorer, Unit};
 use crate::text::{parse, Document, Format, LineIndex};
@@ -325,7 +327,17 @@ impl Engine {
             whole,
             figures,
         };
-        let found = findings(&analysis, &job.calibration, job.sensitivity);
+        // A scorer whose verdict weighs a built-in companion's (`embedding` with `tier0`) gets the
+        // companion's analysis of the same text: a whole tier-0 pass, a few milliseconds per
+        // thousand words, on the model stage only.
+        let companion = companion_analysis(&document, scorer.name());
+        check()?;
+        let found = findings_with(
+            &analysis,
+            companion.as_ref(),
+            &job.calibration,
+            job.sensitivity,
+        );
         // Keep what this run or the previous one used; drop the rest.
         let run = self.run;
         self.scores.retain(|_, c| c.last_run + 1 >= run);

@@ -251,12 +251,24 @@ pub fn findings(
     calibration: &Calibration,
     sensitivity: Sensitivity,
 ) -> Vec<Finding> {
-    let mut out: Vec<Finding> = findings_at(analysis, calibration, sensitivity);
+    findings_with(analysis, None, calibration, sensitivity)
+}
+
+/// The findings of an analysis, with the verdict of its scorer's companion
+/// ([`verdict::companion`]) weighed in where `companion` is that scorer's analysis of the same
+/// document ([`companion_analysis`]); as [`findings`] otherwise.
+pub fn findings_with(
+    analysis: &Analysis,
+    companion: Option<&Analysis>,
+    calibration: &Calibration,
+    sensitivity: Sensitivity,
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = findings_at(analysis, companion, calibration, sensitivity);
     for level in Sensitivity::ALL
         .into_iter()
         .take_while(|&s| s != sensitivity)
     {
-        for f in findings_at(analysis, calibration, level) {
+        for f in findings_at(analysis, companion, calibration, level) {
             if !out.iter().any(|o| o.level == f.level && o.to == f.to) {
                 out.push(f);
             }
@@ -264,6 +276,54 @@ pub fn findings(
     }
     out.sort_by_key(|f| (f.to.start, f.level));
     out
+}
+
+/// The analysis of `doc` by the companion of the scorer named `scorer` ([`verdict::companion`]),
+/// for [`findings_with`]; `None` when the scorer has no companion or it is not built in.
+pub fn companion_analysis(doc: &crate::text::Document, scorer: &str) -> Option<Analysis> {
+    let name = &verdict::companion(scorer)?.scorer;
+    static BUILTIN: std::sync::OnceLock<super::ScorerSet> = std::sync::OnceLock::new();
+    let companion = BUILTIN.get_or_init(super::ScorerSet::builtin).get(name)?;
+    Some(super::analysis::analyze(doc, companion.as_ref()))
+}
+
+/// The companion's margin over its threshold at `sensitivity` for each of `transitions`, scaled
+/// by its weight; `None` when `companion` is not the shipped companion of `analysis`'s scorer or
+/// its transitions at `level` are not the same units.
+fn companion_margins(
+    analysis: &Analysis,
+    companion: Option<&Analysis>,
+    calibration: &Calibration,
+    level: Level,
+    sensitivity: Sensitivity,
+) -> Option<Vec<f64>> {
+    let companion = companion?;
+    let c = verdict::companion(analysis.scorer)?;
+    if c.scorer != companion.scorer {
+        return None;
+    }
+    let model = verdict::model(companion.scorer, level)?;
+    let ours = analysis.at(level);
+    let theirs = companion.at(level);
+    let same = ours.len() == theirs.len()
+        && ours
+            .iter()
+            .zip(theirs)
+            .all(|(a, b)| a.from.span == b.from.span && a.to.span == b.to.span);
+    if !same {
+        return None;
+    }
+    let (_, _, base) = baselines(companion, calibration)
+        .into_iter()
+        .find(|(l, _, _)| *l == level)?;
+    let threshold = model.threshold(sensitivity);
+    Some(
+        theirs
+            .iter()
+            .zip(verdict::features(theirs, &base))
+            .map(|(t, x)| c.weight * (model.judge(&x, t.link.is_some()) - threshold))
+            .collect(),
+    )
 }
 
 /// What each level of `analysis` is measured against, with the document's own median.
@@ -309,6 +369,7 @@ pub fn baselines(analysis: &Analysis, calibration: &Calibration) -> Vec<(Level, 
 /// The findings one sensitivity level's own rules give, in document order.
 fn findings_at(
     analysis: &Analysis,
+    companion: Option<&Analysis>,
     calibration: &Calibration,
     sensitivity: Sensitivity,
 ) -> Vec<Finding> {
@@ -319,10 +380,12 @@ fn findings_at(
             .percentile(analysis.scorer, level, sensitivity.percentile())
             .unwrap_or(UNCALIBRATED_FLOOR);
         if let Some(model) = verdict::model(analysis.scorer, level) {
+            let second = companion_margins(analysis, companion, calibration, level, sensitivity);
             out.extend(judged(
                 transitions,
                 &base,
                 model,
+                second.as_deref(),
                 sensitivity,
                 doc_median,
                 floor,
@@ -403,27 +466,27 @@ fn findings_at(
 /// the model's score of the transition into it reaches the sensitivity's threshold (lowered by
 /// the link weight when the unit opens with an explicit link), unless a disable comment covers
 /// it; of consecutive flagged units, the strongest. The message names the strongest evidence.
+#[allow(clippy::too_many_arguments)]
 fn judged(
     transitions: &[Transition],
     base: &Baseline,
     model: &verdict::LevelModel,
+    companion: Option<&[f64]>,
     sensitivity: Sensitivity,
     median: f64,
     floor: f64,
     scorer: &'static str,
 ) -> Vec<Finding> {
-    let [low, medium, high] = model.thresholds();
-    let threshold = match sensitivity {
-        Sensitivity::Low => low,
-        Sensitivity::Medium => medium,
-        Sensitivity::High => high,
-    };
+    let threshold = model.threshold(sensitivity);
+    // Each unit's margin over the threshold, plus the companion's (weighted) where there is one.
     let logits: Vec<Option<f64>> = transitions
         .iter()
         .zip(verdict::features(transitions, base))
-        .map(|(t, x)| {
-            let z = model.judge(&x, t.link.is_some());
-            (!t.disabled && z >= threshold).then_some(z)
+        .enumerate()
+        .map(|(k, (t, x))| {
+            let second = companion.and_then(|c| c.get(k)).copied().unwrap_or(0.0);
+            let margin = model.judge(&x, t.link.is_some()) - threshold + second;
+            (!t.disabled && margin >= 0.0).then_some(margin)
         })
         .collect();
     // A run of units that each pass (each leading straight into the next) is one place: the unit
@@ -709,6 +772,56 @@ mod tests {
         // The transition after the odd sentence is weak too, but the run is reported once.
         let high = findings(&analysis, &cal, Sensitivity::High);
         assert!(high.len() >= found.len());
+    }
+
+    #[test]
+    fn the_companion_verdict_is_weighed_only_over_the_same_units() {
+        let src = "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
+                   Penguins waddle across Antarctic ice. The cache counts hits on vectors. \
+                   The cache grows with vectors.\n";
+        let doc = parse(src, Format::Plain);
+        let companion = companion_analysis(&doc, "embedding").expect("tier0 is built in");
+        assert_eq!(companion.scorer, "tier0");
+        assert!(companion_analysis(&doc, "tier0").is_none());
+        // The tier-0 transitions standing in for the `embedding` scorer's: same units.
+        let mut primary = companion.clone();
+        primary.scorer = "embedding";
+        let cal = Calibration::shipped();
+        let c = verdict::companion("embedding").expect("shipped");
+        let model = verdict::model("tier0", Level::Sentence).expect("tier0 model");
+        for s in Sensitivity::ALL {
+            let margins = companion_margins(&primary, Some(&companion), &cal, Level::Sentence, s)
+                .expect("same units");
+            let (_, _, base) = baselines(&companion, &cal)
+                .into_iter()
+                .find(|(l, _, _)| *l == Level::Sentence)
+                .expect("a sentence baseline");
+            let xs = verdict::features(&companion.sentences, &base);
+            assert_eq!(margins.len(), xs.len());
+            for ((m, x), t) in margins.iter().zip(&xs).zip(&companion.sentences) {
+                let want = c.weight * (model.judge(x, t.link.is_some()) - model.threshold(s));
+                assert!((m - want).abs() < 1e-12);
+            }
+        }
+        // Another document's analysis is not weighed in: the findings are the scorer's alone.
+        let other = parse(
+            "One short note. Another line here. And a third one.\n",
+            Format::Plain,
+        );
+        let stranger = companion_analysis(&other, "embedding").expect("tier0");
+        let (alone, odd) = (
+            findings(&primary, &cal, Sensitivity::High),
+            findings_with(&primary, Some(&stranger), &cal, Sensitivity::High),
+        );
+        assert_eq!(alone, odd);
+        assert!(companion_margins(
+            &primary,
+            Some(&stranger),
+            &cal,
+            Level::Sentence,
+            Sensitivity::High
+        )
+        .is_none());
     }
 
     #[test]

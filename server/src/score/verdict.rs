@@ -143,6 +143,16 @@ impl LevelModel {
         self.logit(x) - if linked { self.link_weight } else { 0.0 }
     }
 
+    /// The threshold of `sensitivity`.
+    pub fn threshold(&self, sensitivity: crate::config::Sensitivity) -> f64 {
+        use crate::config::Sensitivity;
+        match sensitivity {
+            Sensitivity::Low => self.thresholds.low,
+            Sensitivity::Medium => self.thresholds.medium,
+            Sensitivity::High => self.thresholds.high,
+        }
+    }
+
     /// The thresholds, strictest first: `low`, `medium`, `high`.
     pub fn thresholds(&self) -> [f64; 3] {
         [
@@ -180,6 +190,21 @@ impl LevelModel {
 struct File {
     features: Vec<String>,
     scorers: BTreeMap<String, Levels>,
+    /// reporting scorer → the scorer whose verdict is weighed with its own.
+    #[serde(default)]
+    companions: BTreeMap<String, Companion>,
+}
+
+/// A second verdict weighed with a scorer's own: a unit is flagged when the two verdicts' margins
+/// over their thresholds, the companion's scaled by `weight`, sum to at least zero. The `embedding`
+/// verdict takes `tier0`'s as its companion: the two disagree on most false alarms (a semantic
+/// link the lexicon misses, a new term the encoder places) and agree on most planted units.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Companion {
+    /// The companion scorer's name (it must have verdict models of its own).
+    pub scorer: String,
+    /// How much the companion's margin counts against the scorer's own.
+    pub weight: f64,
 }
 
 /// A scorer's levels; a level without parameters (`null`) keeps the hand-set rules.
@@ -192,7 +217,11 @@ struct Levels {
 /// The compiled-in parameters, or `None` if the file does not parse or does not match
 /// [`FEATURES`] (a build-time mistake that the unit tests catch).
 fn shipped() -> Option<&'static BTreeMap<String, Levels>> {
-    static FILE: OnceLock<Option<BTreeMap<String, Levels>>> = OnceLock::new();
+    shipped_file().map(|f| &f.scorers)
+}
+
+fn shipped_file() -> Option<&'static File> {
+    static FILE: OnceLock<Option<File>> = OnceLock::new();
     FILE.get_or_init(|| {
         let file: File =
             serde_json::from_str(include_str!("../../../models/verdict/verdict.json")).ok()?;
@@ -207,9 +236,17 @@ fn shipped() -> Option<&'static BTreeMap<String, Levels>> {
                     .flatten()
                     .all(LevelModel::valid)
             });
-        ok.then_some(file.scorers)
+        let companions_ok = file.companions.values().all(|c| {
+            c.weight.is_finite() && c.weight >= 0.0 && file.scorers.contains_key(&c.scorer)
+        });
+        (ok && companions_ok).then_some(file)
     })
     .as_ref()
+}
+
+/// The companion whose verdict is weighed with `scorer`'s, if one is shipped.
+pub fn companion(scorer: &str) -> Option<&'static Companion> {
+    shipped_file()?.companions.get(scorer)
 }
 
 /// The verdict model of the scorer named `scorer` at `level`, if one was trained for it.
@@ -234,6 +271,15 @@ mod tests {
                 .any(|l| l.sentence.is_some() || l.paragraph.is_some()),
             "at least one level of one scorer has a model"
         );
+    }
+
+    #[test]
+    fn the_embedding_verdict_weighs_tier0_as_its_companion() {
+        let c = companion("embedding").expect("a companion for embedding");
+        assert_eq!(c.scorer, "tier0");
+        assert!(c.weight > 0.0);
+        assert!(model("tier0", Level::Sentence).is_some());
+        assert!(companion("tier0").is_none());
     }
 
     #[test]
