@@ -16,7 +16,7 @@
 //!   transitions around the edited unit and those of units whose words' statistics it changed;
 //!   without, every transition of a level in which a unit changed. A miss prepares the full
 //!   level, exactly as [`crate::score::analysis::analyze`] does (cheap after the first run: the
-//!   scorers memoize what they read from each sentence and unit, [`crate::score::memo`]). Edits
+//!   scorers memoize what they read from each sentence and unit, [`crate::text::memo`]). Edits
 //!   that change no unit text (markup, code blocks, whitespace, line wrapping, a disable comment)
 //!   re-score nothing.
 //!

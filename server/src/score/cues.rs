@@ -5,6 +5,8 @@
 //! both a feature of the `tier0` model and evidence that findings weigh (a unit that opens with a
 //! cue is not weak for lack of shared words).
 
+use super::memo::Memo;
+use std::sync::OnceLock;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// Kinds of opening cue.
@@ -156,11 +158,12 @@ fn longest_opening<'p>(
 ) -> Option<(Cue, usize)> {
     let mut best: Option<(Cue, usize)> = None;
     for &(phrase, cue) in phrases {
+        // The words compared first: most phrases differ at their first word.
+        if !phrase.split(' ').zip(lower).all(|(p, w)| p == w) {
+            continue;
+        }
         let n = phrase.split(' ').count();
-        if n <= lower.len()
-            && phrase.split(' ').zip(lower).all(|(p, w)| p == w)
-            && best.is_none_or(|(_, m)| n > m)
-        {
+        if n <= lower.len() && best.is_none_or(|(_, m)| n > m) {
             best = Some((cue, n));
         }
     }
@@ -290,10 +293,21 @@ fn base_word(word: &str) -> String {
     }
 }
 
+/// Sentences whose explicit link [`explicit_link`] keeps (per generation; see [`Memo`]).
+const MEMO_SENTENCES: usize = 16_384;
+
 /// The explicit link with which `sentence` leans on what comes before it: its opening cue
 /// ([`opening_cue`]), a linking phrase, or a pointer word among its first words. `None` when the
-/// sentence opens with nothing of the kind.
+/// sentence opens with nothing of the kind. Memoized per sentence text for the whole process
+/// (every analysis reads it for the first sentence of every unit).
 pub fn explicit_link(sentence: &str) -> Option<(Cue, String)> {
+    static MEMO: OnceLock<Memo<Option<(Cue, String)>>> = OnceLock::new();
+    MEMO.get_or_init(|| Memo::new(MEMO_SENTENCES))
+        .get_or(sentence, read_explicit_link)
+}
+
+/// [`explicit_link`], computed.
+fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
     if let Some(cue) = opening_cue(sentence) {
         return Some(cue);
     }
@@ -347,6 +361,34 @@ mod tests {
         assert!(opening_cue("Finally we stop.").is_some_and(|(c, _)| c.is_connective()));
         assert!(!Cue::Personal.is_connective());
         assert_eq!(opening_cue("Penguins waddle."), None);
+    }
+
+    #[test]
+    fn a_phrase_longer_than_the_sentence_does_not_open_it() {
+        // "for example" starts with the whole sentence's only word.
+        assert_eq!(opening_cue("For."), None);
+        assert_eq!(
+            opening_cue("For example, this."),
+            Some((Cue::Example, "For example".to_string()))
+        );
+        // The longest phrase wins over a shorter one it starts with.
+        assert_eq!(
+            opening_cue("For this reason we stop.").map(|(c, _)| c),
+            Some(Cue::Result)
+        );
+    }
+
+    #[test]
+    fn memoized_links_match_computed_ones() {
+        for s in [
+            "However, it works.",
+            "This rule holds.",
+            "Penguins waddle.",
+            "“Go,” she said.",
+        ] {
+            assert_eq!(explicit_link(s), read_explicit_link(s));
+            assert_eq!(explicit_link(s), read_explicit_link(s));
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub mod findings;
 pub mod intrusion;
 pub mod lexical;
 pub mod logistic;
-pub(crate) mod memo;
+pub(crate) use crate::text::memo;
 pub mod novelty;
 pub mod ordering;
 pub mod precedence;

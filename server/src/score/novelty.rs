@@ -11,8 +11,9 @@
 //! Novelty depends on every unit of a level, so a front end that caches transitions recomputes it
 //! from the whole level whenever a unit changes (as it does intrusion scores).
 
-use super::tokens::tokens;
+use super::tokens::{tokens, Token};
 use super::Unit;
+use std::sync::Arc;
 
 /// Fewest distinct content stems a unit needs for its novelty to mean anything.
 pub const MIN_STEMS: usize = 4;
@@ -20,17 +21,17 @@ pub const MIN_STEMS: usize = 4;
 /// The novelty of every unit of a level, in order (`None` for units with fewer than
 /// [`MIN_STEMS`] distinct content stems).
 pub fn novelty(units: &[Unit<'_>]) -> Vec<Option<f64>> {
-    let stems: Vec<Vec<String>> = units
+    // Each sentence's tokens, kept so the stems below can borrow from them.
+    let tokens: Vec<Vec<Arc<[Token]>>> = units
         .iter()
-        .map(|u| {
-            let mut s: Vec<String> = u
+        .map(|u| u.iter().map(|s| tokens(s)).collect())
+        .collect();
+    let stems: Vec<Vec<&str>> = tokens
+        .iter()
+        .map(|unit| {
+            let mut s: Vec<&str> = unit
                 .iter()
-                .flat_map(|sentence| {
-                    tokens(sentence)
-                        .iter()
-                        .map(|t| t.stem.clone())
-                        .collect::<Vec<_>>()
-                })
+                .flat_map(|sentence| sentence.iter().map(|t| t.stem.as_str()))
                 .collect();
             s.sort_unstable();
             s.dedup();
@@ -38,10 +39,10 @@ pub fn novelty(units: &[Unit<'_>]) -> Vec<Option<f64>> {
         })
         .collect();
     // In how many units each stem occurs.
-    let mut spread: ahash::AHashMap<&str, usize> = ahash::AHashMap::default();
+    let mut spread: ahash::AHashMap<&str, u32> = ahash::AHashMap::default();
     for unit in &stems {
-        for s in unit {
-            *spread.entry(s.as_str()).or_default() += 1;
+        for &s in unit {
+            *spread.entry(s).or_default() += 1;
         }
     }
     stems
@@ -52,7 +53,7 @@ pub fn novelty(units: &[Unit<'_>]) -> Vec<Option<f64>> {
             }
             let new = unit
                 .iter()
-                .filter(|s| spread.get(s.as_str()).copied().unwrap_or(0) <= 1)
+                .filter(|s| spread.get(*s).copied().unwrap_or(0) <= 1)
                 .count();
             Some(new as f64 / unit.len() as f64)
         })

@@ -12,6 +12,7 @@ mod fuzz;
 pub mod latex;
 pub mod line_index;
 pub mod markdown;
+pub(crate) mod memo;
 pub mod plain;
 pub mod prose;
 mod pseudo_heading;
@@ -413,11 +414,25 @@ fn finish_section(doc: &mut Document, mut section: Section) {
     doc.sections.push(section);
 }
 
+/// Prose blocks whose sentence bounds [`split_prose`] keeps (per generation; see
+/// [`memo::Memo`]): a few times the blocks of a 100,000-word document.
+const MEMO_BLOCKS: usize = 16_384;
+
+/// [`sentence::split`] of a block's clean text, memoized per text for the whole process (the
+/// language server segments the whole document after every keystroke, though one block changed).
+fn sentence_bounds(text: &str) -> std::sync::Arc<[std::ops::Range<usize>]> {
+    static MEMO: std::sync::OnceLock<memo::Memo<std::sync::Arc<[std::ops::Range<usize>]>>> =
+        std::sync::OnceLock::new();
+    MEMO.get_or_init(|| memo::Memo::new(MEMO_BLOCKS))
+        .get_or(text, |t| sentence::split(t).into())
+}
+
 /// Splits a prose block into sentences with source spans.
 pub fn split_prose(prose: &ProseText) -> Vec<Sentence> {
     let text = prose.text();
-    sentence::split(text)
-        .into_iter()
+    sentence_bounds(text)
+        .iter()
+        .cloned()
         .filter_map(|r| {
             let raw = &text[r.clone()];
             let lead = raw.len() - raw.trim_start().len();

@@ -1,11 +1,11 @@
-//! A bounded, process-wide memo of what the built-in scorers read from one sentence's text
-//! (its tokens, its entity mentions).
+//! A bounded, process-wide memo of what is computed from one text (a prose block's sentence
+//! bounds; a sentence's tokens, entity mentions and cues in the scorers).
 //!
-//! Every built-in scorer tokenizes each sentence, and both levels read the same sentences (a
-//! paragraph is its sentences), so one analysis used to tokenize and stem each sentence about ten
-//! times, and the language server did it all again after every keystroke for the sentences that
-//! did not change. A [`Memo`] keeps the result per sentence text: the values are pure functions of
-//! the text, so a memoized run gives exactly the scores of an unmemoized one.
+//! Segmentation and every built-in scorer read the same texts again and again: both levels read
+//! the same sentences (a paragraph is its sentences), several scorers tokenize each sentence, and
+//! the language server analyses the whole document again after every keystroke although one
+//! sentence changed. A [`Memo`] keeps the result per text: the values are pure functions of the
+//! text, so a memoized run gives exactly the results of an unmemoized one.
 //!
 //! The bound is generational: when the current generation holds [`Memo::new`]'s `capacity`
 //! entries it becomes the old one (the previous old one is dropped), and a hit in the old
@@ -14,7 +14,7 @@
 use ahash::AHashMap as HashMap;
 use std::sync::Mutex;
 
-/// A bounded map from a sentence's text to a value computed from it. Keys are whole texts, not
+/// A bounded map from a text to a value computed from it. Keys are whole texts, not
 /// hashes, so two different sentences never share an entry.
 pub(crate) struct Memo<V> {
     capacity: usize,
