@@ -15,7 +15,8 @@
 //!   else a hash of every unit text at that level. With fingerprints an edit re-scores the
 //!   transitions around the edited unit and those of units whose words' statistics it changed;
 //!   without, every transition of a level in which a unit changed. A miss prepares the full
-//!   level, exactly as [`crate::score::analysis::analyze`] does (cheap after the first run: the
+//!   level with its containers, exactly as [`crate::score::analysis::analyze`] does
+//!   ([`Scorer::prepare_in`]; cheap after the first run: the
 //!   scorers memoize what they read from each sentence and unit, [`crate::score::memo`]). Edits
 //!   that change no unit text (markup, code blocks, whitespace, line wrapping, a disable comment)
 //!   re-score nothing.

@@ -146,11 +146,11 @@ pub trait Scorer: Send + Sync {
     /// the same container (`containers`: disjoint ranges of indices into `units`, such as a
     /// paragraph's own sentences or a section's paragraphs; see
     /// [`analysis::sentence_containers`]). A scorer whose transitions are relative to the set they
-    /// were prepared over (the ordering scorers) then prepares each container as a set of its
-    /// own, so the cost grows with the containers rather than with the square of the level, and
-    /// a transition scores exactly as in a table prepared over its container alone (what
-    /// `order::reorder` decodes); transitions between containers score 0. The default, for
-    /// every other scorer, is the whole-level table of [`Scorer::prepare`].
+    /// were prepared over (the ordering scorers, `tier1` through its ordering terms) then
+    /// prepares each container as a set of its own, as `order::reorder` does, so the cost grows
+    /// with the containers rather than with the square of the level; transitions between
+    /// containers score 0. The default, for every other scorer, is the whole-level table of
+    /// [`Scorer::prepare`].
     fn prepare_in<'a>(
         &'a self,
         units: &[Unit<'_>],

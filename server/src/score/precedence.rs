@@ -8,8 +8,16 @@
 //! of the same set of units (one affine map per table), so it ranks orders of that set; it is not
 //! calibrated across documents.
 //!
-//! The heads read a whole set at once and their cost grows with its square, so a set of more than
-//! [`MAX_SET`] units (a long document's sentences) is scored in overlapping windows of
+//! The heads read a whole set at once and their cost grows with its square. An analysis reads
+//! transitions only inside a container (a paragraph's own sentences, a section's paragraphs), so
+//! through [`Scorer::prepare_in`] the scorers embed the level's sentences in one encoder call and
+//! then score each container as a set of its own ([`ContainerPairs`]): the cost grows with the
+//! number of containers, a transition scores as in the table `segue reorder` decodes for its
+//! container, and transitions between containers score 0. The paragraph reader, which costs a
+//! pass of the encoder per set, joins there only when it would read the whole level (a short
+//! document); otherwise each container gets the heads' objective, as a long document's level did
+//! when it was one set. A set of more than [`MAX_SET`] units (a huge container, or a long
+//! document's sentences prepared as one set by `segue eval`) is scored in overlapping windows of
 //! [`MAX_SET`] units, [`MAX_SET`] / 2 apart ([`WindowedPairs`]): every pair of units at most
 //! [`MAX_SET`] / 2 apart is scored inside a window that holds both, and pairs further apart score 0.
 //!
@@ -745,7 +753,8 @@ mod tests {
             sets(10, &[0..1, 1..4, 4..4, 4..6, 8..12]),
             vec![1..4, 4..6, 8..10]
         );
-        assert!(sets(0, &[0..3]).is_empty());
+        let three = 0..3;
+        assert!(sets(0, std::slice::from_ref(&three)).is_empty());
     }
 
     #[test]
