@@ -1,16 +1,36 @@
-//! What the ordering heads cost on a document, counted in unit pairs rather than timed: the
-//! scorers that share one ordering model (`ordering`, `ordering-head` and `tier1`'s terms, as
-//! `segue score --tier 1` runs them) run the heads once per set between them, and their scores
-//! are those of a model of their own. Skipped when the models are not installed.
+//! What the ordering heads cost on a document, counted in unit pairs rather than timed: an
+//! analysis scores each container the decoder reads (a paragraph's own sentences, a section's
+//! paragraphs) as a set of its own, so the pairs grow with the containers rather than with the
+//! square of the document; the scorers that share one ordering model (`ordering`,
+//! `ordering-head` and `tier1`'s terms, as `segue score --tier 1` runs them) run the heads once per
+//! set between them, and their scores are those of a model of their own. Skipped when the models
+//! are not installed.
 
-use segue::model::{shared_encoder, ModelOptions};
-use segue::score::analysis::analyze;
+use segue::model::{shared_encoder, Encoder, ModelOptions};
+use segue::order::reorder::{unit_texts, Container};
+use segue::score::analysis::{analyze, Analysis};
 use segue::score::ordering::OrderingModel;
 use segue::score::precedence::{OrderingScorer, Variant};
 use segue::score::tier1::{Tier1, Tier1Weights};
-use segue::score::Scorer;
-use segue::text::{parse, Format};
+use segue::score::{Level, Scorer};
+use segue::text::{parse, Document, Format};
 use std::sync::Arc;
+
+/// The ordering model and the encoder, or `None` (with a note) when they are not installed.
+fn models() -> Option<(Arc<OrderingModel>, Arc<Encoder>)> {
+    let options = ModelOptions::from_env();
+    match (OrderingModel::load(&options), shared_encoder(&options)) {
+        (Ok(m), Ok(e)) => Some((Arc::new(m), e)),
+        (Err(e), _) => {
+            eprintln!("skipping: {e}");
+            None
+        }
+        (_, Err(e)) => {
+            eprintln!("skipping: {e}");
+            None
+        }
+    }
+}
 
 /// `paragraphs` paragraphs of two sentences each, under one heading.
 fn document(paragraphs: usize) -> String {
@@ -27,10 +47,8 @@ fn document(paragraphs: usize) -> String {
 #[test]
 fn scorers_over_one_model_run_its_heads_once_per_set() {
     let options = ModelOptions::from_env();
-    let (model, encoder) = match (OrderingModel::load(&options), shared_encoder(&options)) {
-        (Ok(m), Ok(e)) => (Arc::new(m), e),
-        (Err(e), _) => return eprintln!("skipping: {e}"),
-        (_, Err(e)) => return eprintln!("skipping: {e}"),
+    let Some((model, encoder)) = models() else {
+        return;
     };
     let scorers: Vec<Box<dyn Scorer>> = vec![
         Box::new(OrderingScorer::new(encoder.clone(), model.clone())),
@@ -40,7 +58,7 @@ fn scorers_over_one_model_run_its_heads_once_per_set() {
             &Tier1Weights::shipped(),
         )),
     ];
-    // 40 paragraphs: a set of 80 sentences and one of 40 paragraphs, both beyond the reader.
+    // 40 paragraphs: 40 sets of 2 sentences and one of 40 paragraphs (beyond the reader).
     let text = document(40);
     let doc = parse(&text, Format::Markdown);
     let before = model.cells_scored();
@@ -48,7 +66,7 @@ fn scorers_over_one_model_run_its_heads_once_per_set() {
     let cells = model.cells_scored() - before;
     assert_eq!(
         cells,
-        80 * 80 + 40 * 40,
+        40 * 2 * 2 + 40 * 40,
         "every set's pairs go through the heads once, not once per scorer"
     );
     // A model of its own (nothing shared) scores every transition the same.
@@ -57,7 +75,7 @@ fn scorers_over_one_model_run_its_heads_once_per_set() {
     let own = analyze(&doc, &alone);
     assert_eq!(
         fresh.cells_scored() - 8,
-        80 * 80 + 40 * 40,
+        40 * 2 * 2 + 40 * 40,
         "2 probes of 2 units"
     );
     assert!(!own.sentences.is_empty() && !own.paragraphs.is_empty());
@@ -70,5 +88,81 @@ fn scorers_over_one_model_run_its_heads_once_per_set() {
             assert_eq!(x.score.to_bits(), y.score.to_bits(), "{x:?} vs {y:?}");
             assert_eq!(x.skip.map(f64::to_bits), y.skip.map(f64::to_bits));
         }
+    }
+}
+
+/// `sections` sections of `paragraphs` paragraphs of three sentences, the last paragraph of each
+/// with a list attached (its items are sentences of the paragraph, but not its own).
+fn sectioned(sections: usize, paragraphs: usize) -> String {
+    let mut text = String::new();
+    for s in 0..sections {
+        text.push_str(&format!("# Part {s}\n\n"));
+        for p in 0..paragraphs {
+            text.push_str(&format!(
+                "Stage {s}.{p} reads the block. It hands stage {s}.{p} a span. \
+                 Then the cache keeps part {s} for block {p}.\n\n"
+            ));
+        }
+        text.push_str(&format!("- item one of {s}\n- item two of {s}\n\n"));
+    }
+    text
+}
+
+/// Checks that every transition of `analysis` scores as `alone` scores it in a table of its
+/// container alone (what `segue reorder` decodes).
+fn assert_as_alone(doc: &Document, analysis: &Analysis, alone: &dyn Scorer) {
+    for t in analysis.sentences.iter().chain(&analysis.paragraphs) {
+        let (container, from, to) = match t.level {
+            Level::Sentence => (
+                Container::Paragraph {
+                    section: t.from.section,
+                    paragraph: t.from.paragraph,
+                },
+                t.from.sentence.unwrap_or(0),
+                t.to.sentence.unwrap_or(0),
+            ),
+            Level::Paragraph => (
+                Container::Section(t.from.section),
+                t.from.paragraph,
+                t.to.paragraph,
+            ),
+        };
+        let units = unit_texts(doc, container).expect("a container of the document");
+        let table = alone.prepare(&units, t.level);
+        assert_eq!(
+            t.score.to_bits(),
+            table.transition(from, to).to_bits(),
+            "{} {t:?}",
+            alone.name()
+        );
+        assert_eq!(t.reason.note, table.reason(from, to).note);
+    }
+}
+
+#[test]
+fn an_analysis_scores_each_container_as_a_set_of_its_own() {
+    let Some((model, encoder)) = models() else {
+        return;
+    };
+    let scorer =
+        |variant| OrderingScorer::new(encoder.clone(), model.clone()).with_variant(variant);
+    let terms = Tier1::terms(scorer(Variant::Head), &Tier1Weights::shipped());
+    // A long document: 54 sentences in 18 paragraphs, beyond what the paragraph reader reads.
+    let doc = parse(&sectioned(3, 6), Format::Markdown);
+    let before = model.cells_scored();
+    let analysis = analyze(&doc, &scorer(Variant::Full));
+    analyze(&doc, &terms);
+    // 18 paragraphs of 3 own sentences and 3 sections of 6 paragraphs (the list items joined to
+    // the paragraph before them), not all 60 sentences and 18 paragraphs as two sets.
+    assert_eq!(model.cells_scored() - before, 18 * 3 * 3 + 3 * 6 * 6);
+    assert_eq!(analysis.sentences.len(), 18 * 2);
+    assert!(!analysis.paragraphs.is_empty());
+    // Per container, the heads' objective, as `ordering-head` scores the container alone.
+    assert_as_alone(&doc, &analysis, &scorer(Variant::Head));
+    // A short document (12 sentences, 4 paragraphs): the reader's terms too, each container
+    // exactly as the decoder's table of it.
+    let doc = parse(&sectioned(2, 2), Format::Markdown);
+    for s in [&scorer(Variant::Full) as &dyn Scorer, &terms] {
+        assert_as_alone(&doc, &analyze(&doc, s), s);
     }
 }

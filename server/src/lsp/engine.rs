@@ -15,7 +15,8 @@
 //!   else a hash of every unit text at that level. With fingerprints an edit re-scores the
 //!   transitions around the edited unit and those of units whose words' statistics it changed;
 //!   without, every transition of a level in which a unit changed. A miss prepares the full
-//!   level, exactly as [`crate::score::analysis::analyze`] does (cheap after the first run: the
+//!   level with its containers, exactly as [`crate::score::analysis::analyze`] does
+//!   ([`Scorer::prepare_in`]; cheap after the first run: the
 //!   scorers memoize what they read from each sentence and unit, [`crate::text::memo`]). Edits
 //!   that change no unit text (markup, code blocks, whitespace, line wrapping, a disable comment)
 //!   re-score nothing.
@@ -42,8 +43,9 @@ use crate::model::cancel::scope;
 use crate::order::reorder::Judge;
 pub use crate::order::reorder::{Container, Proposal};
 use crate::score::analysis::{
-    document_level, paragraph_pairs, paragraph_units, sentence_pairs, sentence_units, skip_pairs,
-    unit_link, Analysis, Figures, Transition, UnitRef, Whole,
+    document_level, paragraph_containers, paragraph_pairs, paragraph_units, sentence_containers,
+    sentence_pairs, sentence_units, skip_pairs, unit_link, Analysis, Figures, Transition, UnitRef,
+    Whole,
 };
 use crate::score::findings::{
     companion_analysis, findings_with, Calibration, Finding, Sensitivity,
@@ -54,6 +56,7 @@ use crate::text::{parse, Document, Format, LineIndex};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -250,8 +253,20 @@ impl Engine {
             &paragraph_pairs,
             paragraph_units.len(),
         );
-        let sentence_plan = self.plan(job, Level::Sentence, &sentence_units, sentence_all);
-        let paragraph_plan = self.plan(job, Level::Paragraph, &paragraph_units, paragraph_all);
+        let sentence_plan = self.plan(
+            job,
+            Level::Sentence,
+            &sentence_units,
+            sentence_all,
+            sentence_containers(&document),
+        );
+        let paragraph_plan = self.plan(
+            job,
+            Level::Paragraph,
+            &paragraph_units,
+            paragraph_all,
+            paragraph_containers(&document),
+        );
         // The two levels are independent: prepare and score them in parallel, each with the
         // job's model cancellation token (it is per thread).
         let sentence_token = crate::model::cancel::current();
@@ -405,6 +420,7 @@ impl Engine {
         level: Level,
         units: &[Unit<'u>],
         wanted: Wanted,
+        containers: Vec<Range<usize>>,
     ) -> Plan<'u> {
         let Wanted {
             pairs,
@@ -501,6 +517,7 @@ impl Engine {
             missing,
             table_units,
             whole_level,
+            containers,
             local,
         }
     }
@@ -634,6 +651,8 @@ struct Plan<'u> {
     table_units: Vec<Unit<'u>>,
     /// Whether `table_units` are all the level's units in document order.
     whole_level: bool,
+    /// The level's containers ([`Scorer::prepare_in`]), for a table of the whole level.
+    containers: Vec<Range<usize>>,
     local: HashMap<usize, usize>,
 }
 
@@ -651,7 +670,11 @@ fn compute(
         return Ok((Vec::new(), None));
     }
     check()?;
-    let table = scorer.prepare(&plan.table_units, plan.level);
+    let table = if plan.whole_level {
+        scorer.prepare_in(&plan.table_units, plan.level, &plan.containers)
+    } else {
+        scorer.prepare(&plan.table_units, plan.level)
+    };
     check()?;
     let document = (plan.whole_level && matches!(source(scorer, plan.level), Source::Document))
         .then(|| DocumentScores::of(table.as_ref(), plan.level));
@@ -851,6 +874,86 @@ mod tests {
                 assert_eq!(s.reason.shared.len(), t.reason.shared.len());
                 assert_eq!(s.intrusion, t.intrusion);
             }
+        }
+    }
+
+    /// A scorer that prepares each container as a set of its own, as the ordering scorers do:
+    /// every transition scores 1 / the number of units in the set it was prepared in.
+    struct PerSet;
+
+    struct PerSetPairs {
+        /// Per unit, the size of its set (0 outside any).
+        size: Vec<usize>,
+        set: Vec<usize>,
+    }
+
+    impl Pairwise for PerSetPairs {
+        fn len(&self) -> usize {
+            self.size.len()
+        }
+        fn transition(&self, from: usize, to: usize) -> f64 {
+            match (self.set.get(from), self.set.get(to), self.size.get(from)) {
+                (Some(a), Some(b), Some(&n)) if a == b && n > 0 => 1.0 / n as f64,
+                _ => 0.0,
+            }
+        }
+        fn reason(&self, _: usize, _: usize) -> Reason {
+            Reason::default()
+        }
+    }
+
+    impl Scorer for PerSet {
+        fn name(&self) -> &'static str {
+            "per-set"
+        }
+        fn description(&self) -> &'static str {
+            "test"
+        }
+        fn tier(&self) -> u8 {
+            1
+        }
+        fn prepare<'a>(&'a self, units: &[Unit<'_>], _: Level) -> Box<dyn Pairwise + 'a> {
+            let n = units.len();
+            Box::new(PerSetPairs {
+                size: vec![n; n],
+                set: vec![0; n],
+            })
+        }
+        fn prepare_in<'a>(
+            &'a self,
+            units: &[Unit<'_>],
+            _: Level,
+            containers: &[Range<usize>],
+        ) -> Box<dyn Pairwise + 'a> {
+            let mut pairs = PerSetPairs {
+                size: vec![0; units.len()],
+                set: (0..units.len()).map(|i| usize::MAX - i).collect(),
+            };
+            for (k, c) in containers.iter().enumerate() {
+                for i in c.clone().filter(|&i| i < units.len()) {
+                    pairs.size[i] = c.len();
+                    pairs.set[i] = k;
+                }
+            }
+            Box::new(pairs)
+        }
+    }
+
+    #[test]
+    fn prepares_the_containers_analyze_prepares() {
+        let scorer: Arc<dyn Scorer> = Arc::new(PerSet);
+        let mut engine = Engine::new();
+        for text in [DOC.to_string(), DOC.replace("Krill feed", "Krill nourish")] {
+            let j = Job {
+                scorer: scorer.clone(),
+                ..job(&text, "tier0", ContextPolicy::Document)
+            };
+            let got = engine.run(&j, 1, &|| false).expect("not cancelled");
+            let want = analyze(&parse(&text, Format::Markdown), scorer.as_ref());
+            // A paragraph of 3 sentences, a section of 3 paragraphs.
+            assert_eq!(want.sentences[0].score, 1.0 / 3.0);
+            assert_eq!(want.paragraphs[0].score, 1.0 / 3.0);
+            assert_same(&got.analysis, &want);
         }
     }
 

@@ -2,12 +2,16 @@
 //!
 //! Sentence transitions are scored inside each paragraph (the sentence table is prepared over all
 //! sentences of the document, so document-wide statistics such as entity salience see everything);
-//! paragraph transitions are scored inside each section.
+//! paragraph transitions are scored inside each section. The scorer learns these containers
+//! ([`sentence_containers`], [`paragraph_containers`], through [`Scorer::prepare_in`]): one whose
+//! transitions are relative to their set, such as the ordering model's, scores each container as a
+//! set of its own.
 
 use super::cues::{explicit_link, Cue};
 use super::novelty::novelty;
 use super::{Level, Reason, Scorer, Unit};
 use crate::text::{Document, Ending, Span};
+use std::ops::Range;
 
 /// Where a unit sits in the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -177,6 +181,34 @@ pub fn paragraph_units(doc: &Document) -> (Vec<(UnitRef, bool)>, Vec<Unit<'_>>) 
     (refs, units)
 }
 
+/// The sentence level's containers, as ranges of indices into [`sentence_units`]: each
+/// paragraph's own sentences (not those of a list or quote attached to it), the units
+/// [`crate::order::reorder`] reorders and the only ones between which [`sentence_pairs`] judges
+/// transitions.
+pub fn sentence_containers(doc: &Document) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for para in doc.sections.iter().flat_map(|s| &s.paragraphs) {
+        let own = para.own_sentences.min(para.sentences.len());
+        out.push(start..start + own);
+        start += para.sentences.len();
+    }
+    out
+}
+
+/// The paragraph level's containers, as ranges of indices into [`paragraph_units`]: each
+/// section's paragraphs, the units [`crate::order::reorder`] reorders and the only ones between
+/// which [`paragraph_pairs`] judges transitions.
+pub fn paragraph_containers(doc: &Document) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for section in &doc.sections {
+        out.push(start..start + section.paragraphs.len());
+        start += section.paragraphs.len();
+    }
+    out
+}
+
 /// The adjacent pairs `(i - 1, i)` of `refs` whose units `same` puts in one container.
 pub fn adjacent(
     refs: &[(UnitRef, bool)],
@@ -296,7 +328,7 @@ fn sentence_transitions(
     figures: &mut Figures,
 ) -> Vec<Transition> {
     let (refs, units) = sentence_units(doc);
-    let table = scorer.prepare(&units, Level::Sentence);
+    let table = scorer.prepare_in(&units, Level::Sentence, &sentence_containers(doc));
     document_level(table.as_ref(), Level::Sentence, whole, figures);
     let pairs = sentence_pairs(doc, &refs);
     scored(Level::Sentence, &refs, &units, &pairs, table.as_ref())
@@ -340,7 +372,7 @@ fn paragraph_transitions(
     figures: &mut Figures,
 ) -> Vec<Transition> {
     let (refs, units) = paragraph_units(doc);
-    let table = scorer.prepare(&units, Level::Paragraph);
+    let table = scorer.prepare_in(&units, Level::Paragraph, &paragraph_containers(doc));
     document_level(table.as_ref(), Level::Paragraph, whole, figures);
     let pairs = paragraph_pairs(doc, &refs);
     scored(Level::Paragraph, &refs, &units, &pairs, table.as_ref())

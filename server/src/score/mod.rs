@@ -30,6 +30,7 @@ pub mod tokens;
 pub mod verdict;
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Whether a scorer's pair scores depend on anything beyond the two units (what a front end that
@@ -141,6 +142,24 @@ pub trait Scorer: Send + Sync {
     fn tier(&self) -> u8;
     /// Precomputes whatever the scorer needs about `units` at `level`.
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a>;
+    /// Like [`Scorer::prepare`], for a caller that reads transitions only between two units of
+    /// the same container (`containers`: disjoint ranges of indices into `units`, such as a
+    /// paragraph's own sentences or a section's paragraphs; see
+    /// [`analysis::sentence_containers`]). A scorer whose transitions are relative to the set they
+    /// were prepared over (the ordering scorers, `tier1` through its ordering terms) then
+    /// prepares each container as a set of its own, as `order::reorder` does, so the cost grows
+    /// with the containers rather than with the square of the level; transitions between
+    /// containers score 0. The default, for every other scorer, is the whole-level table of
+    /// [`Scorer::prepare`].
+    fn prepare_in<'a>(
+        &'a self,
+        units: &[Unit<'_>],
+        level: Level,
+        containers: &[Range<usize>],
+    ) -> Box<dyn Pairwise + 'a> {
+        let _ = containers;
+        self.prepare(units, level)
+    }
     /// Where a model scorer runs (model and execution provider), for hovers and logs; `None` for
     /// built-in scorers.
     fn runs_on(&self) -> Option<String> {

@@ -8,8 +8,16 @@
 //! of the same set of units (one affine map per table), so it ranks orders of that set; it is not
 //! calibrated across documents.
 //!
-//! The heads read a whole set at once and their cost grows with its square, so a set of more than
-//! [`MAX_SET`] units (a long document's sentences) is scored in overlapping windows of
+//! The heads read a whole set at once and their cost grows with its square. An analysis reads
+//! transitions only inside a container (a paragraph's own sentences, a section's paragraphs), so
+//! through [`Scorer::prepare_in`] the scorers embed the level's sentences in one encoder call and
+//! then score each container as a set of its own ([`ContainerPairs`]): the cost grows with the
+//! number of containers, a transition scores as in the table `segue reorder` decodes for its
+//! container, and transitions between containers score 0. The paragraph reader, which costs a
+//! pass of the encoder per set, joins there only when it would read the whole level (a short
+//! document); otherwise each container gets the heads' objective, as a long document's level did
+//! when it was one set. A set of more than [`MAX_SET`] units (a huge container, or a long
+//! document's sentences prepared as one set by `segue eval`) is scored in overlapping windows of
 //! [`MAX_SET`] units, [`MAX_SET`] / 2 apart ([`WindowedPairs`]): every pair of units at most
 //! [`MAX_SET`] / 2 apart is scored inside a window that holds both, and pairs further apart score 0.
 //!
@@ -23,6 +31,7 @@ use crate::model::Encoder;
 use crate::score::ordering::{
     unit_vector, ChainTable, OrderWeights, OrderingError, OrderingModel, ReaderUse,
 };
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
@@ -122,8 +131,20 @@ impl OrderingScorer {
     /// The model's transition table for `units` at `level`.
     pub fn table(&self, units: &[Unit<'_>], level: Level) -> Result<ChainTable, OrderingError> {
         let vectors = self.vectors(units)?;
-        if self.variant == Variant::Full {
-            let objective = self.model.objective(level, units, &vectors)?;
+        self.table_of(units, &vectors, level, true)
+    }
+
+    /// The model's transition table for `units` at `level`, with their unit vectors; without
+    /// `reader`, the heads' objective whatever the variant and the size of the set.
+    fn table_of(
+        &self,
+        units: &[Unit<'_>],
+        vectors: &[Vec<f32>],
+        level: Level,
+        reader: bool,
+    ) -> Result<ChainTable, OrderingError> {
+        if self.variant == Variant::Full && reader {
+            let objective = self.model.objective(level, units, vectors)?;
             if let ReaderUse::Failed(why) = &objective.reader {
                 if !self.warned_reader.swap(true, AtomicOrdering::Relaxed) {
                     eprintln!("segue: warning: the ordering model's set model cannot be used ({why}); ordering without it");
@@ -134,7 +155,38 @@ impl OrderingScorer {
         let weights = self
             .weights(level)
             .ok_or(OrderingError::NoHead(level.name()))?;
-        Ok(self.model.scores(level, units, &vectors)?.chain(&weights))
+        Ok(self.model.scores(level, units, vectors)?.chain(&weights))
+    }
+
+    /// The tables of each container of `units` ([`Scorer::prepare_in`]): every sentence of the
+    /// level goes through the encoder in one call, then each container of two units or more is
+    /// scored as a set of its own (in windows when it holds more than [`MAX_SET`]), with the
+    /// paragraph reader only when it would read the whole level ([`reads_level`]).
+    fn contained<'a>(
+        &'a self,
+        units: &[Unit<'_>],
+        level: Level,
+        containers: &[Range<usize>],
+    ) -> Result<ContainerPairs<'a>, OrderingError> {
+        let vectors = self.vectors(units)?;
+        let sets = sets(units.len(), containers);
+        let reader = reads_level(&self.model, units.len());
+        let tables = sets
+            .iter()
+            .map(|set| {
+                let (units, vectors) = (&units[set.clone()], &vectors[set.clone()]);
+                let windows = windows(units.len(), |w| {
+                    self.table_of(&units[w.clone()], &vectors[w], level, reader)
+                })?;
+                Ok(one_table(units.len(), windows, None))
+            })
+            .collect::<Result<Vec<_>, OrderingError>>()?;
+        Ok(ContainerPairs::new(
+            units.len(),
+            &sets,
+            tables,
+            Some(self.fallback.prepare(units, level)),
+        ))
     }
 }
 
@@ -212,12 +264,24 @@ impl OrderingTerms {
     /// its terms' tables are constant.
     fn mix(&self, units: &[Unit<'_>], level: Level) -> Result<TermMix, OrderingError> {
         let vectors = self.scorer.vectors(units)?;
+        self.mix_of(units, &vectors, level, true)
+    }
+
+    /// [`OrderingTerms::mix`] of units with their unit vectors; without `reader`, the reader's
+    /// terms are constant whatever the size of the set.
+    fn mix_of(
+        &self,
+        units: &[Unit<'_>],
+        vectors: &[Vec<f32>],
+        level: Level,
+        reader: bool,
+    ) -> Result<TermMix, OrderingError> {
         // `scores_with_reader` itself leaves the reader out of sets it does not read.
-        let scores = if self.terms(level).iter().any(|(w, _)| w.uses_reader()) {
+        let scores = if reader && self.terms(level).iter().any(|(w, _)| w.uses_reader()) {
             let (scores, used) = self
                 .scorer
                 .model
-                .scores_with_reader(level, units, &vectors)?;
+                .scores_with_reader(level, units, vectors)?;
             if let ReaderUse::Failed(why) = &used {
                 if !self
                     .scorer
@@ -229,7 +293,7 @@ impl OrderingTerms {
             }
             scores
         } else {
-            self.scorer.model.scores(level, units, &vectors)?
+            self.scorer.model.scores(level, units, vectors)?
         };
         let tables: Vec<(ChainTable, f64)> = self
             .terms(level)
@@ -237,6 +301,39 @@ impl OrderingTerms {
             .map(|(w, share)| (scores.chain(w), *share))
             .collect();
         Ok(TermMix::new(units.len(), tables))
+    }
+
+    /// The mixed tables of each container of `units`, as [`OrderingScorer::contained`] makes
+    /// the ordering scorer's.
+    fn contained<'a>(
+        &'a self,
+        units: &[Unit<'_>],
+        level: Level,
+        containers: &[Range<usize>],
+    ) -> Result<ContainerPairs<'a>, OrderingError> {
+        let vectors = self.scorer.vectors(units)?;
+        let sets = sets(units.len(), containers);
+        let reader = reads_level(&self.scorer.model, units.len());
+        let tables = sets
+            .iter()
+            .map(|set| {
+                let (units, vectors) = (&units[set.clone()], &vectors[set.clone()]);
+                let windows = windows(units.len(), |w| {
+                    self.mix_of(&units[w.clone()], &vectors[w], level, reader)
+                })?;
+                Ok(one_table(units.len(), windows, None))
+            })
+            .collect::<Result<Vec<_>, OrderingError>>()?;
+        Ok(ContainerPairs::new(units.len(), &sets, tables, None))
+    }
+
+    /// The warning when the heads fail, once.
+    fn warn(&self, e: &OrderingError) {
+        if !crate::model::cancel::stopped()
+            && !self.scorer.warned.swap(true, AtomicOrdering::Relaxed)
+        {
+            eprintln!("segue: warning: the ordering heads failed ({e}); their part of the score is left at 0");
+        }
     }
 }
 
@@ -315,21 +412,139 @@ impl Scorer for OrderingTerms {
     }
 
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
-        match windows(units, |sub| self.mix(sub, level)) {
-            Ok(mut w) if w.len() == 1 => Box::new(w.remove(0).1),
-            Ok(w) => Box::new(WindowedPairs {
-                n: units.len(),
-                windows: w,
-                lexical: self.scorer.fallback.prepare(units, level),
-            }),
+        match windows(units.len(), |w| self.mix(&units[w], level)) {
+            Ok(w) => one_table(
+                units.len(),
+                w,
+                Some(self.scorer.fallback.prepare(units, level)),
+            ),
             Err(e) => {
-                if !crate::model::cancel::stopped()
-                    && !self.scorer.warned.swap(true, AtomicOrdering::Relaxed)
-                {
-                    eprintln!("segue: warning: the ordering heads failed ({e}); their part of the score is left at 0");
-                }
+                self.warn(&e);
                 Box::new(TermMix::new(units.len(), Vec::new()))
             }
+        }
+    }
+
+    fn prepare_in<'a>(
+        &'a self,
+        units: &[Unit<'_>],
+        level: Level,
+        containers: &[Range<usize>],
+    ) -> Box<dyn Pairwise + 'a> {
+        match self.contained(units, level, containers) {
+            Ok(pairs) => Box::new(pairs),
+            Err(e) => {
+                self.warn(&e);
+                Box::new(TermMix::new(units.len(), Vec::new()))
+            }
+        }
+    }
+}
+
+/// One set's table from its windows ([`windows`]): the only window's table itself, or the
+/// windows together with `lexical` (shared words for the reasons; `None` when the caller quotes
+/// them itself).
+fn one_table<'a, T: Pairwise + 'a>(
+    n: usize,
+    mut windows: Vec<(usize, T)>,
+    lexical: Option<Box<dyn Pairwise + 'a>>,
+) -> Box<dyn Pairwise + 'a> {
+    if windows.len() == 1 {
+        let (_, table) = windows.remove(0);
+        return Box::new(table);
+    }
+    Box::new(WindowedPairs {
+        n,
+        windows,
+        lexical,
+    })
+}
+
+/// Whether an analysis that scores a level of `n` units per container uses the paragraph
+/// reader: only when the reader would read the whole level as one set (a short document). The
+/// reader costs a pass of the encoder over every set it reads, far more than the heads; a long
+/// document's containers are scored with the heads' objective, as the whole level was.
+fn reads_level(model: &OrderingModel, n: usize) -> bool {
+    model.reader_reads(n)
+}
+
+/// The containers that need a table: those of at least two units, cut to the `n` units.
+fn sets(n: usize, containers: &[Range<usize>]) -> Vec<Range<usize>> {
+    containers
+        .iter()
+        .map(|c| c.start.min(n)..c.end.min(n))
+        .filter(|c| c.len() >= 2)
+        .collect()
+}
+
+/// A level's tables prepared per container ([`Scorer::prepare_in`]): each container scored as a
+/// set of its own, so a transition scores as in its container's table alone; transitions
+/// between containers (or out of a container of one unit) score 0.
+struct ContainerPairs<'a> {
+    n: usize,
+    /// Per unit: the index of its container's table and its index inside that container.
+    place: Vec<Option<(usize, usize)>>,
+    tables: Vec<Box<dyn Pairwise + 'a>>,
+    /// Shared words for reasons, over the whole level (`None`: reasons are the tables' own).
+    lexical: Option<Box<dyn Pairwise + 'a>>,
+}
+
+impl<'a> ContainerPairs<'a> {
+    /// The tables of `sets` (disjoint ranges of `n` units, one table each, in the same order).
+    fn new(
+        n: usize,
+        sets: &[Range<usize>],
+        tables: Vec<Box<dyn Pairwise + 'a>>,
+        lexical: Option<Box<dyn Pairwise + 'a>>,
+    ) -> Self {
+        let mut place = vec![None; n];
+        for (t, set) in sets.iter().enumerate() {
+            for (k, unit) in set.clone().enumerate() {
+                if let Some(slot) = place.get_mut(unit) {
+                    *slot = Some((t, k));
+                }
+            }
+        }
+        ContainerPairs {
+            n,
+            place,
+            tables,
+            lexical,
+        }
+    }
+
+    /// The table of the container that holds both units, with their indices inside it.
+    fn table(&self, from: usize, to: usize) -> Option<(&dyn Pairwise, usize, usize)> {
+        let (Some(&Some((t, a))), Some(&Some((u, b)))) = (self.place.get(from), self.place.get(to))
+        else {
+            return None;
+        };
+        (t == u).then_some(())?;
+        self.tables.get(t).map(|table| (table.as_ref(), a, b))
+    }
+}
+
+impl Pairwise for ContainerPairs<'_> {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn transition(&self, from: usize, to: usize) -> f64 {
+        self.table(from, to)
+            .map_or(0.0, |(table, a, b)| table.transition(a, b))
+    }
+
+    fn reason(&self, from: usize, to: usize) -> Reason {
+        let own = self
+            .table(from, to)
+            .map(|(table, a, b)| table.reason(a, b))
+            .unwrap_or_default();
+        match &self.lexical {
+            Some(lexical) => Reason {
+                shared: lexical.reason(from, to).shared,
+                note: own.note,
+            },
+            None => own,
         }
     }
 }
@@ -339,7 +554,8 @@ impl Scorer for OrderingTerms {
 struct WindowedPairs<'a, T: Pairwise> {
     n: usize,
     windows: Vec<(usize, T)>,
-    lexical: Box<dyn Pairwise + 'a>,
+    /// Shared words for the reasons (`None`: the windows' own reasons).
+    lexical: Option<Box<dyn Pairwise + 'a>>,
 }
 
 impl<T: Pairwise> WindowedPairs<'_, T> {
@@ -355,17 +571,15 @@ impl<T: Pairwise> WindowedPairs<'_, T> {
     }
 }
 
-/// The tables of `units` in windows of at most [`MAX_SET`] units, each from `table`.
+/// The tables of a set of `n` units in windows of at most [`MAX_SET`] units, each from `table`
+/// of the window's range of units.
 fn windows<T>(
-    units: &[Unit<'_>],
-    mut table: impl FnMut(&[Unit<'_>]) -> Result<T, OrderingError>,
+    n: usize,
+    mut table: impl FnMut(Range<usize>) -> Result<T, OrderingError>,
 ) -> Result<Vec<(usize, T)>, OrderingError> {
-    window_starts(units.len())
+    window_starts(n)
         .into_iter()
-        .map(|start| {
-            let end = (start + MAX_SET).min(units.len());
-            Ok((start, table(&units[start..end])?))
-        })
+        .map(|start| Ok((start, table(start..(start + MAX_SET).min(n))?)))
         .collect()
 }
 
@@ -383,7 +597,11 @@ impl<T: Pairwise> Pairwise for WindowedPairs<'_, T> {
 
     fn reason(&self, from: usize, to: usize) -> Reason {
         Reason {
-            shared: self.lexical.reason(from, to).shared,
+            shared: self
+                .lexical
+                .as_ref()
+                .map(|l| l.reason(from, to).shared)
+                .unwrap_or_default(),
             note: self
                 .window(from, to)
                 .and_then(|(table, a, b)| table.reason(a, b).note),
@@ -413,7 +631,7 @@ impl Scorer for OrderingScorer {
     }
 
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
-        match windows(units, |sub| self.table(sub, level)) {
+        match windows(units.len(), |w| self.table(&units[w], level)) {
             Ok(mut windows) if windows.len() == 1 => Box::new(OrderingPairs {
                 table: windows.remove(0).1,
                 lexical: self.fallback.prepare(units, level),
@@ -421,16 +639,38 @@ impl Scorer for OrderingScorer {
             Ok(windows) => Box::new(WindowedPairs {
                 n: units.len(),
                 windows,
-                lexical: self.fallback.prepare(units, level),
+                lexical: Some(self.fallback.prepare(units, level)),
             }),
             Err(e) => {
-                if !crate::model::cancel::stopped()
-                    && !self.warned.swap(true, AtomicOrdering::Relaxed)
-                {
-                    eprintln!("segue: warning: the ordering scorer failed ({e}); scoring with `lexical` instead");
-                }
+                self.warn(&e);
                 self.fallback.prepare(units, level)
             }
+        }
+    }
+
+    fn prepare_in<'a>(
+        &'a self,
+        units: &[Unit<'_>],
+        level: Level,
+        containers: &[Range<usize>],
+    ) -> Box<dyn Pairwise + 'a> {
+        match self.contained(units, level, containers) {
+            Ok(pairs) => Box::new(pairs),
+            Err(e) => {
+                self.warn(&e);
+                self.fallback.prepare(units, level)
+            }
+        }
+    }
+}
+
+impl OrderingScorer {
+    /// The warning when the scorer fails, once.
+    fn warn(&self, e: &OrderingError) {
+        if !crate::model::cancel::stopped() && !self.warned.swap(true, AtomicOrdering::Relaxed) {
+            eprintln!(
+                "segue: warning: the ordering scorer failed ({e}); scoring with `lexical` instead"
+            );
         }
     }
 }
@@ -478,7 +718,7 @@ mod tests {
         let pairs = WindowedPairs {
             n: 12,
             windows: vec![window(0, 8, 0.0), window(4, 8, 100.0)],
-            lexical: lexical.prepare(&units, Level::Sentence),
+            lexical: Some(lexical.prepare(&units, Level::Sentence)),
         };
         assert_eq!(pairs.len(), 12);
         // Both windows hold 4 and 6; the later one answers, in its own indices.
@@ -505,5 +745,50 @@ mod tests {
         }
         assert!(pairs.reason(10, 11).note.is_some());
         assert!(pairs.reason(0, 11).note.is_none());
+    }
+
+    #[test]
+    fn containers_of_two_units_or_more_get_a_table() {
+        assert_eq!(
+            sets(10, &[0..1, 1..4, 4..4, 4..6, 8..12]),
+            vec![1..4, 4..6, 8..10]
+        );
+        let three = 0..3;
+        assert!(sets(0, std::slice::from_ref(&three)).is_empty());
+    }
+
+    #[test]
+    fn container_pairs_answer_inside_a_container_only() {
+        let lexical = Lexical::plain();
+        let texts: Vec<String> = (0..7).map(|i| format!("Unit {i} of the cache.")).collect();
+        let units: Vec<Unit<'_>> = texts.iter().map(|t| vec![t.as_str()]).collect();
+        // Units 1–3 and 4–5 are containers; 0 and 6 stand alone.
+        let table = |n: usize, bias: f64| -> Box<dyn Pairwise> {
+            let raw = (0..n * n)
+                .map(|k| (k / n * 3 + k % n) as f64 + bias)
+                .collect();
+            Box::new(ChainTable::new(n, raw, vec![0.7; n * n]))
+        };
+        let sets = sets(7, &[0..1, 1..4, 4..6, 6..7]);
+        let first = table(3, 0.0);
+        let expect = [first.transition(0, 1), first.transition(2, 1)];
+        let pairs = ContainerPairs::new(
+            7,
+            &sets,
+            vec![table(3, 0.0), table(2, 5.0)],
+            Some(lexical.prepare(&units, Level::Sentence)),
+        );
+        assert_eq!(pairs.len(), 7);
+        assert_eq!(pairs.transition(1, 2), expect[0]);
+        assert_eq!(pairs.transition(3, 2), expect[1]);
+        assert!(pairs.transition(4, 5) > 0.0 || pairs.transition(5, 4) > 0.0);
+        for (from, to) in [(0, 1), (3, 4), (5, 6), (2, 5), (6, 0), (1, 9), (9, 1)] {
+            assert_eq!(pairs.transition(from, to), 0.0, "{from} → {to}");
+        }
+        // Reasons: the shared words of the whole level, the container's own note.
+        let inside = pairs.reason(1, 2);
+        assert!(inside.note.is_some() && !inside.shared.is_empty());
+        let across = pairs.reason(3, 4);
+        assert!(across.note.is_none() && !across.shared.is_empty());
     }
 }

@@ -266,6 +266,24 @@ impl Scorer for Tier1 {
             weights: self.weights.at(level),
         })
     }
+
+    /// Each part as it prepares for these containers: `embedding` and `tier0` over the whole
+    /// level, the ordering terms per container.
+    fn prepare_in<'a>(
+        &'a self,
+        units: &[Unit<'_>],
+        level: Level,
+        containers: &[std::ops::Range<usize>],
+    ) -> Box<dyn Pairwise + 'a> {
+        Box::new(Tier1Pairs {
+            tables: self
+                .parts
+                .iter()
+                .map(|p| p.prepare_in(units, level, containers))
+                .collect(),
+            weights: self.weights.at(level),
+        })
+    }
 }
 
 #[cfg(test)]

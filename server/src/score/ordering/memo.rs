@@ -9,7 +9,9 @@
 
 use super::objective::OrderScores;
 use crate::score::{Level, Unit};
+use std::collections::hash_map::DefaultHasher;
 use std::collections::VecDeque;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
 /// The most bytes of scores kept: six windows of 512 units (a 1,500-sentence document's sentence
@@ -18,6 +20,8 @@ pub const MEMO_BYTES: usize = 64 << 20;
 
 /// One set's scores with what identifies the set.
 struct Entry {
+    /// [`key`] of the level and texts: most sets are told apart by it alone.
+    key: u64,
     level: Level,
     texts: Vec<Vec<String>>,
     vectors: Vec<Vec<u32>>,
@@ -26,8 +30,9 @@ struct Entry {
 }
 
 impl Entry {
-    fn matches(&self, level: Level, units: &[Unit<'_>], vectors: &[Vec<f32>]) -> bool {
-        self.level == level
+    fn matches(&self, key: u64, level: Level, units: &[Unit<'_>], vectors: &[Vec<f32>]) -> bool {
+        self.key == key
+            && self.level == level
             && self.texts.len() == units.len()
             && self.vectors.len() == vectors.len()
             && self
@@ -70,10 +75,11 @@ impl ScoresMemo {
         units: &[Unit<'_>],
         vectors: &[Vec<f32>],
     ) -> Option<Arc<OrderScores>> {
+        let key = key(level, units);
         let mut entries = self.lock();
         let at = entries
             .iter()
-            .position(|e| e.matches(level, units, vectors))?;
+            .position(|e| e.matches(key, level, units, vectors))?;
         let entry = entries.remove(at)?;
         let scores = entry.scores.clone();
         entries.push_back(entry);
@@ -102,6 +108,7 @@ impl ScoresMemo {
             }
         }
         entries.push_back(Entry {
+            key: key(level, units),
             level,
             texts: units
                 .iter()
@@ -125,6 +132,15 @@ impl ScoresMemo {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// A hash of the level and the unit texts, so that a lookup among many small sets (a document's
+/// paragraphs, each scored as a set) compares one number per entry.
+fn key(level: Level, units: &[Unit<'_>]) -> u64 {
+    let mut h = DefaultHasher::new();
+    level.hash(&mut h);
+    units.hash(&mut h);
+    h.finish()
 }
 
 /// The bytes an entry holds, roughly: its matrices, vectors and texts.
