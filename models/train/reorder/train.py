@@ -8,7 +8,9 @@ makes clearly more *useful* proposals (on shuffled copies, bringing the units cl
 author's order) than the judge's plain margin at the same untouched rate.
 
 Whatever rule decides, a judge is *withheld* at a level (it proposes nothing unless a user names
-it) when on dev its proposals are not clearly worth more than they cost: when they bring shuffled
+it) when dev has too few containers of the level (MIN_DEV_CONTAINERS) to show that it rarely
+proposes for an author's own order, or when on dev its proposals are not clearly worth more than
+they cost: when they bring shuffled
 copies closer to the author's order no more than half the time, or when a proposal on a shuffled
 copy that helps is less than MIN_LIKELIHOOD_RATIO times as likely as a proposal on the author's
 untouched order. In real documents almost every container is as the author wrote it, so a judge
@@ -179,12 +181,17 @@ def main():
                 overrule.get(judge, {}).pop(level, None)
                 chosen = by_margin
             ratio = useful(chosen) / max(chosen["untouched"], 1e-9)
-            if chosen["closer"] <= MIN_CLOSER or ratio < MIN_LIKELIHOOD_RATIO:
+            if (
+                chosen["containers"] < MIN_DEV_CONTAINERS
+                or chosen["closer"] <= MIN_CLOSER
+                or ratio < MIN_LIKELIHOOD_RATIO
+            ):
                 print(
                     f"  withheld: closer {chosen['closer']:.1f} %, useful {useful(chosen):.1f} % "
                     f"against untouched {chosen['untouched']:.1f} % (ratio {ratio:.2f})"
                 )
                 withheld.setdefault(judge, {})[level] = {
+                    "containers": chosen["containers"],
                     "untouched": round(chosen["untouched"], 1),
                     "useful": round(useful(chosen), 1),
                     "closer": round(chosen["closer"], 1),

@@ -115,16 +115,22 @@ fn run_with(args: ReorderArgs, before_check: &mut dyn FnMut()) -> anyhow::Result
         .and_then(|w| w.first().copied())
     {
         let (level, w) = why;
+        let (units, containers) = match level {
+            Level::Sentence => ("sentences", "paragraphs"),
+            Level::Paragraph => ("paragraphs", "sections"),
+        };
+        let advice = if scorer.tier() == 0 {
+            "Install the tier-1 models (`models/install`), or name a judge with --scorer to see \
+             its proposals anyway"
+        } else {
+            "Name a judge with --scorer to see its proposals anyway"
+        };
         eprintln!(
-            "{}: the author's order stands: the {} judge does not reorder {}s by default: {w}. \
-             Install the tier-1 models (`models/install`), or name a judge with --scorer to see \
-             its proposals anyway",
+            "{}: the author's order stands: the {} judge does not reorder {units} by default: {}. \
+             {advice}",
             args.path.display(),
             scorer.name(),
-            match level {
-                Level::Sentence => "sentence",
-                Level::Paragraph => "paragraph",
-            },
+            w.explain(containers),
         );
         return Ok(0);
     }

@@ -341,6 +341,7 @@ impl Engine {
             ),
             whole,
             figures,
+            openings: crate::score::opening::openings(&document),
         };
         // A scorer whose verdict weighs a built-in companion's (`embedding` with `tier0`) gets the
         // companion's analysis of the same text: a whole tier-0 pass, a few milliseconds per
@@ -817,6 +818,7 @@ pub fn empty(job: &Job) -> Analyzed {
             paragraphs: Vec::new(),
             whole: Vec::new(),
             figures: Vec::new(),
+            openings: Vec::new(),
         },
         findings: Vec::new(),
         scorer: job.scorer.clone(),

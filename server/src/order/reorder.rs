@@ -310,13 +310,17 @@ pub struct Margins {
     pub withheld: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Withheld>>,
 }
 
-/// A judge's dev figures when they fall short of the bar for proposing by default: its proposals
-/// bring shuffled copies closer to the author's order no more than half the time, or a useful
-/// proposal is less than twice as likely as one on the author's own order. In real documents
-/// almost every container is as its author wrote it, so such a judge proposes mostly worse
-/// orders.
+/// A judge's dev figures when they fall short of the bar for proposing by default: dev has too
+/// few containers of the level ([`MIN_CALIBRATION_CONTAINERS`]) to show that it rarely proposes
+/// for an author's own order, or its proposals bring shuffled copies closer to the author's order
+/// no more than half the time, or a useful proposal is less than twice as likely as one on the
+/// author's own order. In real documents almost every container is as its author wrote it, so
+/// such a judge proposes mostly worse orders.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Withheld {
+    /// Containers of the level in the calibration (dev) part.
+    #[serde(default)]
+    pub containers: usize,
     /// Share of untouched containers that got a proposal (%).
     pub untouched: f64,
     /// Share of shuffled copies that got a proposal bringing them closer to the author's order (%).
@@ -325,14 +329,34 @@ pub struct Withheld {
     pub closer: f64,
 }
 
-impl std::fmt::Display for Withheld {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "on real documents it proposed new orders for {:.0} % of them as written, and only \
-             {:.0} % of its proposals on shuffled copies moved them towards the author's order",
+/// Fewest containers of a level the calibration needs to show that a judge rarely proposes for an
+/// author's own order (5 % of them may get a proposal); `models/train/reorder/train.py` uses the
+/// same number.
+pub const MIN_CALIBRATION_CONTAINERS: usize = 300;
+
+impl Withheld {
+    /// Why the judge is withheld, in words, its containers called `containers` ("sections",
+    /// "paragraphs").
+    pub fn explain(&self, containers: &str) -> String {
+        if self.containers < MIN_CALIBRATION_CONTAINERS && self.closer > 50.0 {
+            return format!(
+                "it was calibrated on only {} {containers}, too few to show that it rarely \
+                 proposes a new order for one as its author wrote it",
+                self.containers
+            );
+        }
+        format!(
+            "on real documents it proposed new orders for {:.0} % of {containers} as their \
+             authors wrote them, and only {:.0} % of its proposals on shuffled copies moved them \
+             towards the author's order",
             self.untouched, self.closer
         )
+    }
+}
+
+impl std::fmt::Display for Withheld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.explain("containers"))
     }
 }
 
@@ -649,6 +673,15 @@ mod tests {
             .expect("tier0 withheld");
         assert!(w.closer <= 50.0 || w.useful < 2.0 * w.untouched, "{w:?}");
         assert!(shipped.withheld("tier1", Level::Sentence).is_none());
+        // Too few dev sections to calibrate any judge's section proposals.
+        let sections = shipped
+            .withheld("tier1", Level::Paragraph)
+            .expect("tier1 sections");
+        assert!(sections.containers < MIN_CALIBRATION_CONTAINERS);
+        assert!(
+            sections.to_string().contains("too few to show"),
+            "{sections}"
+        );
         let src = "# S\n\nThe delta meets the echo.\n\nThe alpha meets the bravo.\n\nThe charlie meets the delta.\n\nThe bravo meets the charlie.\n";
         let doc = parse(src, Format::Markdown);
         let tier0 = crate::score::ScorerSet::builtin().get("tier0").unwrap();

@@ -73,6 +73,9 @@ pub struct Analysis {
     pub whole: Vec<(Level, f64)>,
     /// Document-level figures from the scorer, per level (e.g. BBScore's `B`).
     pub figures: Vec<(Level, &'static str, f64)>,
+    /// The sections' openings: each first paragraph after a heading, judged against the heading
+    /// and the rest of its section ([`super::opening`]).
+    pub openings: Vec<super::opening::Opening>,
 }
 
 impl Analysis {
@@ -296,6 +299,7 @@ pub fn analyze(doc: &Document, scorer: &dyn Scorer) -> Analysis {
         paragraphs,
         whole,
         figures,
+        openings: super::opening::openings(doc),
     }
 }
 

@@ -444,6 +444,17 @@ fn findings_at(
             previous_weak = weak.then_some(t.to.span);
         }
     }
+    // A weak way out of a section's first paragraph blames the paragraph that fits the heading
+    // and the rest of the section worse: the opening itself when it is the odd one.
+    for f in out.iter_mut().filter(|f| f.level == Level::Paragraph) {
+        if let Some(o) = analysis
+            .openings
+            .iter()
+            .find(|o| o.first == f.from && o.second == f.to && o.first_is_odd())
+        {
+            *f = opening_finding(f, o);
+        }
+    }
     // A paragraph reported as out of place is one finding: the sentences inside it that stand
     // apart for the same reason are not reported again (at this level; a stricter level's
     // sentence finding stays, so that levels remain nested).
@@ -541,6 +552,26 @@ fn judged(
 fn interrupts(into: f64, out: f64, skip: f64, centre: f64, sensitivity: Sensitivity) -> bool {
     let best = into.max(out);
     best < centre && skip - best >= sensitivity.interruption_margin()
+}
+
+/// The finding on a section's first paragraph that fits its heading and section worse than the
+/// paragraph after it ([`super::opening`]), in place of the finding `f` on the way out of it.
+fn opening_finding(f: &Finding, o: &super::opening::Opening) -> Finding {
+    let apart = ((1.0 - o.first_fit) * 100.0).round();
+    let message = format!(
+        "This paragraph opens the section ‘{}’ but fits it less than the paragraph after it: \
+         {apart:.0} % of its content words appear neither in the heading nor in the rest of the \
+         section. Consider moving it where it belongs, or a sentence that ties it to the heading.",
+        o.title
+    );
+    Finding {
+        from: o.heading,
+        to: o.first,
+        intrusion: None,
+        novelty: None,
+        message,
+        ..f.clone()
+    }
 }
 
 fn interruption(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
@@ -772,6 +803,47 @@ mod tests {
         // The transition after the odd sentence is weak too, but the run is reported once.
         let high = findings(&analysis, &cal, Sensitivity::High);
         assert!(high.len() >= found.len());
+    }
+
+    #[test]
+    fn an_opening_paragraph_off_its_section_is_reported_itself() {
+        let src = "# Caching embeddings\n\n\
+            Penguins waddle across the Antarctic ice and dive for krill in the freezing sea.\n\n\
+            The cache keeps each sentence embedding so that an edit re-embeds only what changed.\n\n\
+            Cached embeddings are keyed by the sentence text, and the cache evicts the oldest \
+            embedding when it is full.\n\n\
+            Each cache entry holds one embedding of one sentence text, and the cache counts hits.\n";
+        let doc = parse(src, Format::Markdown);
+        let analysis = analyze(&doc, &Lexical::plain());
+        assert_eq!(analysis.openings.len(), 1);
+        let mut cal = Calibration::default();
+        cal.record(
+            "lexical",
+            Level::Paragraph,
+            (0..100).map(|i| i as f64 / 100.0).collect(),
+        );
+        let found = findings(&analysis, &cal, Sensitivity::High);
+        let on_opening: Vec<&Finding> = found
+            .iter()
+            .filter(|f| f.to.slice(src).starts_with("Penguins"))
+            .collect();
+        assert_eq!(on_opening.len(), 1, "{found:#?}");
+        let f = on_opening[0];
+        assert_eq!(f.level, Level::Paragraph);
+        assert_eq!(f.from.slice(src), "# Caching embeddings");
+        assert!(
+            f.message
+                .starts_with("This paragraph opens the section ‘Caching embeddings’"),
+            "{}",
+            f.message
+        );
+        // The paragraph after it is not blamed for not following.
+        assert!(
+            !found
+                .iter()
+                .any(|f| f.level == Level::Paragraph && f.to.slice(src).starts_with("The cache")),
+            "{found:#?}"
+        );
     }
 
     #[test]

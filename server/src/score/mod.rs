@@ -21,6 +21,7 @@ pub mod lexical;
 pub mod logistic;
 pub(crate) use crate::text::memo;
 pub mod novelty;
+pub mod opening;
 pub mod ordering;
 pub mod precedence;
 pub mod registry;
