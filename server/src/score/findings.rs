@@ -601,7 +601,7 @@ fn apart(
     let message = if linked {
         format!(
             "This {unit} opens as if it followed on from the one before it, but {evidence}. \
-             Consider moving it next to what it refers to, or saying what it refers to."
+             If what it refers to is not plain, name it; if it is elsewhere, move it there."
         )
     } else {
         format!(
