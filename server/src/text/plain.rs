@@ -224,10 +224,29 @@ fn heading_shaped(t: &str) -> bool {
 
 /// The level of a numbered heading (`2. Overview`, `1.2 Scope`, `Chapter 3`, `Section 4.1`).
 fn numbered_heading(t: &str) -> Option<u8> {
-    if !heading_shaped(t) {
+    if !heading_shaped(t) && !chapter_title(t) {
         return None;
     }
     number_level(t)
+}
+
+/// A chapter's title line that ends with a full stop, as books set them (`CHAPTER 1. Loomings.`,
+/// `Chapter IV. The Pool of Tears.`): a named division, its number, and a short title.
+fn chapter_title(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let [first, number, rest @ ..] = words.as_slice() else {
+        return false;
+    };
+    matches!(
+        first.to_ascii_lowercase().as_str(),
+        "chapter" | "part" | "book"
+    ) && number.ends_with(['.', ':'])
+        && rest
+            .first()
+            .is_none_or(|title| title.chars().next().is_some_and(char::is_uppercase))
+        && t
+            .strip_suffix('.')
+            .is_some_and(|title| heading_shaped(title) && words.len() <= 8)
 }
 
 /// Most words in a question heading of a FAQ.
@@ -739,6 +758,18 @@ mod tests {
                 ("2.1 Goals".to_string(), 2),
                 ("Chapter 3".to_string(), 1),
                 ("Section 4.1 Limits of the method".to_string(), 2)
+            ]
+        );
+        // A book's chapter titles end with a full stop (Moby-Dick).
+        let src = "CHAPTER 1. Loomings.\n\nCall me Ishmael. Some years ago I went to sea.\n\n\
+                   Chapter II. The Carpet-Bag.\n\nI stuffed a shirt or two into my old bag.\n\n\
+                   CHAPTER III.\n\nThe next day came.\n\nChapter 3 of the report covers costs.\n";
+        assert_eq!(
+            headings(src),
+            vec![
+                ("CHAPTER 1. Loomings.".to_string(), 1),
+                ("Chapter II. The Carpet-Bag.".to_string(), 1),
+                ("CHAPTER III.".to_string(), 1),
             ]
         );
         // Consecutive numbered lines are a list.
