@@ -24,10 +24,12 @@ pub mod novelty;
 pub mod ordering;
 pub mod precedence;
 pub mod registry;
+mod stems;
 pub mod tier0;
 pub mod tier1;
 pub mod tokens;
 pub mod verdict;
+mod vocabulary;
 
 use std::collections::BTreeMap;
 use std::ops::Range;
