@@ -138,7 +138,7 @@ fn analysis() {
         ("markdown", "md", Format::Markdown),
         ("latex", "tex", Format::Latex),
     ] {
-        for size in ["1k", "10k", "100k"] {
+        for size in ["1k", "10k", "30k", "100k"] {
             let name = format!("{fmt}-{size}.{ext}");
             let Some(text) = bench_doc(&name) else {
                 println!("| {name} | missing: run tests/bench/docs.py | | | |");

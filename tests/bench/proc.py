@@ -2,9 +2,10 @@
 """Whole-process timings for docs/performance.md: runs commands several times (after a warm-up),
 alternating between them so a busy machine slows each alike, and prints a Markdown row per
 command with the median wall time, CPU time (user + sys) and peak RSS of the process (wait4).
-With a baseline, prints the ratio of medians too.
+Prints the ratio of each median wall time to the first command's too and, given the number of
+sentences the commands read (--sentences), the median CPU seconds per 1,000 sentences.
 
-Usage: tests/bench/proc.py [-n RUNS] LABEL=COMMAND [LABEL=COMMAND ...]
+Usage: tests/bench/proc.py [-n RUNS] [--sentences N] LABEL=COMMAND [LABEL=COMMAND ...]
 Commands are split as a shell splits words (shlex); their output is discarded.
 """
 
@@ -29,6 +30,7 @@ def run_once(argv):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=7, help="counted runs of each command")
+    ap.add_argument("--sentences", type=int, default=0, help="sentences each command reads")
     ap.add_argument("commands", nargs="+", metavar="LABEL=COMMAND")
     args = ap.parse_args()
     commands = []
@@ -50,7 +52,8 @@ def main() -> int:
         codes = sorted({r[3] for r in rows})
         ratio = "" if first is None else f"{wall / first:.2f}"
         first = wall if first is None else first
-        print(f"| {label} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {ratio} | {','.join(map(str, codes))} |")
+        per = f" {cpu / args.sentences:.2f} |" if args.sentences > 0 else ""
+        print(f"| {label} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {ratio} | {','.join(map(str, codes))} |{per}")
     return 0
 
 

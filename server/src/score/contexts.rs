@@ -17,85 +17,34 @@
 //! (a typo fixed inside a word that keeps its stem elsewhere) changes one unit's transitions only;
 //! one that removes a word's last use changes the fingerprints of the units that share it.
 
-use super::tokens::{tokens, Token, WordClass};
+use super::vocabulary::Vocabulary;
 use super::{Level, Unit};
-use ahash::AHashMap as HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
-
-/// What the level says about one stem.
-struct Stem<'t> {
-    /// Rank of its first occurrence in the level.
-    first: u32,
-    /// Rank of its first nominal mention, if it has one (it is then an entity).
-    nominal: Option<u32>,
-    /// Units that use it.
-    units: u32,
-    /// The last unit counted in `units`.
-    last_unit: usize,
-    /// Whether some mention is a name or an acronym.
-    name: bool,
-    /// Surface form of its first nominal mention.
-    surface: Option<&'t str>,
-}
 
 /// The fingerprint of every unit of a level (see the module documentation).
 pub fn tier0_contexts(units: &[Unit<'_>], level: Level) -> Vec<u64> {
-    let tokens: Vec<Vec<Arc<[Token]>>> = units
-        .iter()
-        .map(|u| u.iter().map(|s| tokens(s)).collect())
-        .collect();
-    let mut stems: HashMap<&str, Stem<'_>> = HashMap::default();
-    let mut nominals = 0u32;
-    for (k, unit) in tokens.iter().enumerate() {
-        for t in unit.iter().flat_map(|s| s.iter()) {
-            let first = stems.len() as u32;
-            let stem = stems.entry(t.stem.as_str()).or_insert(Stem {
-                first,
-                nominal: None,
-                units: 0,
-                last_unit: usize::MAX,
-                name: false,
-                surface: None,
-            });
-            if stem.last_unit != k {
-                stem.units += 1;
-                stem.last_unit = k;
-            }
-            if t.class != WordClass::Other && stem.nominal.is_none() {
-                stem.nominal = Some(nominals);
-                nominals += 1;
-                stem.surface = Some(t.surface.as_str());
-            }
-            if matches!(t.class, WordClass::Name | WordClass::Acronym) {
-                stem.name = true;
-            }
-        }
-    }
-    tokens
-        .iter()
-        .map(|unit| {
-            let mut own: Vec<(&str, &Stem<'_>)> = unit
-                .iter()
-                .flat_map(|s| s.iter())
-                .filter_map(|t| stems.get_key_value(t.stem.as_str()))
-                .map(|(k, v)| (*k, v))
-                .collect();
-            own.sort_by_key(|(_, s)| s.first);
-            own.dedup_by_key(|(_, s)| s.first);
+    let vocabulary = Vocabulary::of(units);
+    let mut entities: Vec<(u32, u32)> = Vec::new();
+    (0..vocabulary.len())
+        .map(|u| {
             let mut h = DefaultHasher::new();
             (level == Level::Sentence, units.len()).hash(&mut h);
-            for (word, s) in &own {
-                (word, s.units, s.nominal.is_some(), s.name, s.surface).hash(&mut h);
+            // Local ids ascend in order of first occurrence; process-wide ids stand for words.
+            entities.clear();
+            for &id in vocabulary.distinct(u) {
+                let Some(s) = vocabulary.stem(id) else {
+                    continue;
+                };
+                (s.id, s.units, s.nominal.is_some(), s.name).hash(&mut h);
+                vocabulary.surface(id).hash(&mut h);
+                if let Some(n) = s.nominal {
+                    entities.push((n, s.id));
+                }
             }
-            let mut entities: Vec<(u32, &str)> = own
-                .iter()
-                .filter_map(|(w, s)| s.nominal.map(|n| (n, *w)))
-                .collect();
             entities.sort_unstable();
-            for (_, w) in entities {
-                w.hash(&mut h);
+            for (_, id) in &entities {
+                id.hash(&mut h);
             }
             h.finish()
         })

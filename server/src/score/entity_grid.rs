@@ -25,6 +25,7 @@
 use super::logistic::{sigmoid, Logistic};
 use super::memo::Memo;
 use super::tokens::{tokens, WordClass};
+use super::vocabulary::Vocabulary;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -193,6 +194,16 @@ impl EntityGrid {
     pub(crate) fn table<'a>(&'a self, units: &[Unit<'_>], level: Level) -> GridPairs<'a> {
         GridPairs::new(Grid::build(units), self.weights.at(level))
     }
+
+    /// [`EntityGrid::table`] from the level's vocabulary, already counted.
+    pub(crate) fn table_with<'a>(
+        &'a self,
+        units: &[Unit<'_>],
+        vocabulary: &Arc<Vocabulary>,
+        level: Level,
+    ) -> GridPairs<'a> {
+        GridPairs::new(Grid::counted(units, vocabulary), self.weights.at(level))
+    }
 }
 
 impl Scorer for EntityGrid {
@@ -230,8 +241,10 @@ pub struct Grid {
     df: Vec<u32>,
     /// Per entity: whether it was seen as a name or acronym.
     name: Vec<bool>,
-    /// Per entity: the surface form shown in reasons.
-    surface: Vec<String>,
+    /// Per entity: its stem's local id in `vocabulary` (whose surface form reasons show).
+    stem: Vec<u32>,
+    /// The level's vocabulary the entities come from.
+    vocabulary: Arc<Vocabulary>,
 }
 
 #[rustfmt::skip]
@@ -265,11 +278,9 @@ const VERBS: &[&str] = &[
     "took", "want", "wants", "went", "work", "works", "write", "writes", "wrote",
 ];
 
-/// One mention of a candidate entity in a sentence.
+/// One mention of a candidate entity in a sentence: how its token ([`tokens`], one for one) is
+/// placed.
 struct Mention {
-    stem: String,
-    surface: String,
-    class: WordClass,
     role: Role,
     definite: bool,
     indefinite: bool,
@@ -361,9 +372,6 @@ fn sentence_mentions(sentence: &str) -> Vec<Mention> {
                 Role::Object
             };
             Mention {
-                stem: t.stem.clone(),
-                surface: t.surface.clone(),
-                class: t.class,
                 role,
                 definite: determiner.is_some_and(|d| {
                     DEFINITE.contains(&d) || d.ends_with("'s") || d.ends_with("’s")
@@ -377,52 +385,61 @@ fn sentence_mentions(sentence: &str) -> Vec<Mention> {
 impl Grid {
     /// Builds the grid of `units` (each a list of sentences).
     pub fn build(units: &[Unit<'_>]) -> Grid {
-        let per_unit: Vec<Vec<Arc<[Mention]>>> = units
-            .iter()
-            .map(|u| u.iter().map(|s| mentions(s)).collect())
-            .collect();
-        // Noun-hood is a property of the stem within the document.
-        let mut ids: ahash::AHashMap<&str, u32> = ahash::AHashMap::default();
-        let mut grid = Grid::default();
-        for m in per_unit.iter().flatten().flat_map(|s| s.iter()) {
-            if m.class == WordClass::Other || ids.contains_key(m.stem.as_str()) {
-                continue;
-            }
-            ids.insert(m.stem.as_str(), grid.surface.len() as u32);
-            grid.surface.push(m.surface.clone());
-            grid.name.push(false);
+        Grid::counted(units, &Vocabulary::of(units))
+    }
+
+    /// Builds the grid of `units` from their level's vocabulary: an entity is a stem with a
+    /// nominal mention somewhere in the level, numbered in order of its first one.
+    pub(crate) fn counted(units: &[Unit<'_>], vocabulary: &Arc<Vocabulary>) -> Grid {
+        let mut grid = Grid {
+            units: Vec::with_capacity(units.len()),
+            vocabulary: vocabulary.clone(),
+            ..Grid::default()
+        };
+        let entities = vocabulary.entities();
+        grid.df = Vec::with_capacity(entities);
+        grid.name = Vec::with_capacity(entities);
+        grid.stem = Vec::with_capacity(entities);
+        for e in 0..entities as u32 {
+            let id = vocabulary.entity_stem(e).unwrap_or(u32::MAX);
+            let stem = vocabulary.stem(id);
+            grid.df.push(stem.map_or(0, |s| s.units));
+            grid.name.push(stem.is_some_and(|s| s.name));
+            grid.stem.push(id);
         }
-        let n = grid.surface.len();
-        grid.df = vec![0; n];
-        for mentions in &per_unit {
-            let mut cells: ahash::AHashMap<u32, Cell> = ahash::AHashMap::default();
-            for m in mentions.iter().flat_map(|s| s.iter()) {
-                let Some(&id) = ids.get(m.stem.as_str()) else {
-                    continue;
-                };
-                if matches!(m.class, WordClass::Name | WordClass::Acronym) {
-                    if let Some(flag) = grid.name.get_mut(id as usize) {
-                        *flag = true;
-                    }
+        let mut cells: Vec<Cell> = Vec::new();
+        for (u, unit) in units.iter().enumerate() {
+            cells.clear();
+            // Mentions are the sentence's tokens, one for one.
+            for ((_, ids), sentence) in vocabulary.unit(u).zip(unit) {
+                for (m, &id) in mentions(sentence).iter().zip(ids) {
+                    let Some(entity) = vocabulary.stem(id).and_then(|s| s.nominal) else {
+                        continue;
+                    };
+                    cells.push(Cell {
+                        entity,
+                        role: m.role,
+                        definite: m.definite,
+                        indefinite: m.indefinite,
+                    });
                 }
-                let cell = cells.entry(id).or_insert(Cell {
-                    entity: id,
-                    role: Role::Absent,
-                    definite: false,
-                    indefinite: false,
-                });
-                cell.role = cell.role.max(m.role);
-                cell.definite |= m.definite;
-                cell.indefinite |= m.indefinite;
             }
-            let mut cells: Vec<Cell> = cells.into_values().collect();
             cells.sort_by_key(|c| c.entity);
+            let mut merged: Vec<Cell> = Vec::with_capacity(cells.len());
             for c in &cells {
-                if let Some(d) = grid.df.get_mut(c.entity as usize) {
-                    *d += 1;
+                match merged.last_mut() {
+                    Some(last) if last.entity == c.entity => {
+                        last.role = last.role.max(c.role);
+                        last.definite |= c.definite;
+                        last.indefinite |= c.indefinite;
+                    }
+                    _ => merged.push(Cell {
+                        role: Role::Absent.max(c.role),
+                        ..*c
+                    }),
                 }
             }
-            grid.units.push(cells);
+            grid.units.push(merged);
         }
         grid.salient = grid.df.iter().map(|&d| d >= 2).collect();
         grid
@@ -554,7 +571,10 @@ impl Grid {
         });
         shared
             .into_iter()
-            .filter_map(|(c, _)| self.surface.get(c.entity as usize).cloned())
+            .filter_map(|(c, _)| {
+                let id = self.stem.get(c.entity as usize)?;
+                self.vocabulary.surface(*id).map(str::to_string)
+            })
             .collect()
     }
 }
@@ -735,8 +755,14 @@ mod tests {
 
     #[test]
     fn roles_follow_position_cues() {
-        let m = mentions("The parser reads the file from the disk.");
-        let role = |s: &str| m.iter().find(|x| x.surface == s).map(|x| x.role);
+        let sentence = "The parser reads the file from the disk.";
+        let (m, t) = (mentions(sentence), tokens(sentence));
+        let role = |s: &str| {
+            t.iter()
+                .zip(m.iter())
+                .find(|(t, _)| t.surface == s)
+                .map(|(_, m)| m.role)
+        };
         assert_eq!(role("parser"), Some(Role::Subject));
         assert_eq!(role("file"), Some(Role::Object));
         assert_eq!(role("disk"), Some(Role::Other));

@@ -25,10 +25,12 @@ pub mod opening;
 pub mod ordering;
 pub mod precedence;
 pub mod registry;
+mod stems;
 pub mod tier0;
 pub mod tier1;
 pub mod tokens;
 pub mod verdict;
+mod vocabulary;
 
 use std::collections::BTreeMap;
 use std::ops::Range;

@@ -11,9 +11,8 @@
 //! Novelty depends on every unit of a level, so a front end that caches transitions recomputes it
 //! from the whole level whenever a unit changes (as it does intrusion scores).
 
-use super::tokens::{tokens, Token};
+use super::vocabulary::Vocabulary;
 use super::Unit;
-use std::sync::Arc;
 
 /// Fewest distinct content stems a unit needs for its novelty to mean anything.
 pub const MIN_STEMS: usize = 4;
@@ -21,41 +20,19 @@ pub const MIN_STEMS: usize = 4;
 /// The novelty of every unit of a level, in order (`None` for units with fewer than
 /// [`MIN_STEMS`] distinct content stems).
 pub fn novelty(units: &[Unit<'_>]) -> Vec<Option<f64>> {
-    // Each sentence's tokens, kept so the stems below can borrow from them.
-    let tokens: Vec<Vec<Arc<[Token]>>> = units
-        .iter()
-        .map(|u| u.iter().map(|s| tokens(s)).collect())
-        .collect();
-    let stems: Vec<Vec<&str>> = tokens
-        .iter()
-        .map(|unit| {
-            let mut s: Vec<&str> = unit
-                .iter()
-                .flat_map(|sentence| sentence.iter().map(|t| t.stem.as_str()))
-                .collect();
-            s.sort_unstable();
-            s.dedup();
-            s
-        })
-        .collect();
-    // In how many units each stem occurs.
-    let mut spread: ahash::AHashMap<&str, u32> = ahash::AHashMap::default();
-    for unit in &stems {
-        for &s in unit {
-            *spread.entry(s).or_default() += 1;
-        }
-    }
-    stems
-        .iter()
-        .map(|unit| {
-            if unit.len() < MIN_STEMS {
+    let vocabulary = Vocabulary::of(units);
+    (0..vocabulary.len())
+        .map(|u| {
+            let stems = vocabulary.distinct(u);
+            if stems.len() < MIN_STEMS {
                 return None;
             }
-            let new = unit
+            // Stems no other unit uses.
+            let new = stems
                 .iter()
-                .filter(|s| spread.get(*s).copied().unwrap_or(0) <= 1)
+                .filter(|&&id| vocabulary.stem(id).map_or(0, |s| s.units) <= 1)
                 .count();
-            Some(new as f64 / unit.len() as f64)
+            Some(new as f64 / stems.len() as f64)
         })
         .collect()
 }

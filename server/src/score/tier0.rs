@@ -24,6 +24,7 @@ use super::lexical::{unit_key, Lexical};
 use super::logistic::{sigmoid, Logistic};
 use super::memo::Memo;
 use super::tokens::tokens;
+use super::vocabulary::Vocabulary;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
@@ -149,12 +150,13 @@ impl Tier0 {
 
     /// Prepares the concrete table (training reads its features).
     pub(crate) fn table<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Tier0Pairs<'a> {
+        let vocabulary = Vocabulary::of(units);
         Tier0Pairs {
             plain: self.plain.prepare(units, level),
             nouns: self.nouns.prepare(units, level),
-            grid: self.grid.table(units, level),
+            grid: self.grid.table_with(units, &vocabulary, level),
             cues: units.iter().map(UnitCues::of).collect(),
-            bags: Bags::build(units),
+            bags: Bags::build(&vocabulary),
             level,
             model: self.weights.at(level),
             scores: LazyTable::new(units.len()),
@@ -310,43 +312,13 @@ struct Bags {
 }
 
 impl Bags {
-    fn build(units: &[Unit<'_>]) -> Bags {
-        let mut ids: ahash::AHashMap<String, u32> = ahash::AHashMap::default();
-        let sentences: Vec<Vec<Vec<u32>>> = units
-            .iter()
-            .map(|u| {
-                u.iter()
-                    .map(|s| {
-                        tokens(s)
-                            .iter()
-                            .map(|t| match ids.get(&t.stem) {
-                                Some(&id) => id,
-                                None => {
-                                    let id = ids.len() as u32;
-                                    ids.insert(t.stem.clone(), id);
-                                    id
-                                }
-                            })
-                            .collect()
-                    })
-                    .collect()
+    fn build(vocabulary: &Vocabulary) -> Bags {
+        let n = vocabulary.len() as f64;
+        let idf: Vec<f64> = (0..vocabulary.stems() as u32)
+            .map(|id| {
+                let df = vocabulary.stem(id).map_or(1, |s| s.units.max(1));
+                (1.0 + n / f64::from(df)).ln()
             })
-            .collect();
-        let mut df = vec![0u32; ids.len()];
-        for unit in &sentences {
-            let mut seen: Vec<u32> = unit.iter().flatten().copied().collect();
-            seen.sort_unstable();
-            seen.dedup();
-            for id in seen {
-                if let Some(d) = df.get_mut(id as usize) {
-                    *d += 1;
-                }
-            }
-        }
-        let n = units.len() as f64;
-        let idf: Vec<f64> = df
-            .iter()
-            .map(|&d| (1.0 + n / f64::from(d.max(1))).ln())
             .collect();
         let bag = |words: &mut dyn Iterator<Item = &u32>| {
             Bag::new(
@@ -356,11 +328,14 @@ impl Bags {
             )
         };
         let mut bags = Bags::default();
-        for unit in &sentences {
-            bags.whole.push(bag(&mut unit.iter().flatten()));
+        for u in 0..vocabulary.len() {
+            let sentences: Vec<&[u32]> = vocabulary.unit(u).map(|(_, ids)| ids).collect();
+            bags.whole
+                .push(bag(&mut sentences.iter().copied().flatten()));
             bags.first
-                .push(bag(&mut unit.first().into_iter().flatten()));
-            bags.last.push(bag(&mut unit.last().into_iter().flatten()));
+                .push(bag(&mut sentences.first().copied().into_iter().flatten()));
+            bags.last
+                .push(bag(&mut sentences.last().copied().into_iter().flatten()));
         }
         bags
     }

@@ -30,6 +30,8 @@ pub struct Token {
     pub surface: String,
     /// Lower-cased stem, used for matching.
     pub stem: String,
+    /// The stem's process-wide number ([`super::stems`]): equal stems, equal ids.
+    pub stem_id: u32,
     /// Guessed word class.
     pub class: WordClass,
     /// Index of the word in its sentence, counting all words.
@@ -103,6 +105,7 @@ pub fn tokenize(sentence: &str) -> Vec<Token> {
         let stem = stemmer().stem(&lower).into_owned();
         out.push(Token {
             surface: word.to_string(),
+            stem_id: super::stems::id(&stem),
             stem,
             class,
             position,
