@@ -170,6 +170,7 @@ impl OrderingScorer {
     ) -> Result<ContainerPairs<'a>, OrderingError> {
         let vectors = self.vectors(units)?;
         let sets = sets(units.len(), containers);
+        plan(&self.model, units, level, &sets);
         let reader = reads_level(&self.model, units.len());
         let tables = sets
             .iter()
@@ -313,6 +314,7 @@ impl OrderingTerms {
     ) -> Result<ContainerPairs<'a>, OrderingError> {
         let vectors = self.scorer.vectors(units)?;
         let sets = sets(units.len(), containers);
+        plan(&self.scorer.model, units, level, &sets);
         let reader = reads_level(&self.scorer.model, units.len());
         let tables = sets
             .iter()
@@ -412,6 +414,12 @@ impl Scorer for OrderingTerms {
     }
 
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
+        plan(
+            &self.scorer.model,
+            units,
+            level,
+            &sets(units.len(), &[0..units.len()]),
+        );
         match windows(units.len(), |w| self.mix(&units[w], level)) {
             Ok(w) => one_table(
                 units.len(),
@@ -466,6 +474,23 @@ fn one_table<'a, T: Pairwise + 'a>(
 /// document's containers are scored with the heads' objective, as the whole level was.
 fn reads_level(model: &OrderingModel, n: usize) -> bool {
     model.reader_reads(n)
+}
+
+/// Tells the model's memo how much the heads are about to read of `units` at `level` (every
+/// window of every set), so that the next scorer over the model finds it all
+/// ([`OrderingModel::plan`]).
+fn plan(model: &OrderingModel, units: &[Unit<'_>], level: Level, sets: &[Range<usize>]) {
+    let bytes = sets
+        .iter()
+        .flat_map(|set| {
+            window_starts(set.len())
+                .into_iter()
+                .map(move |s| set.start + s..set.start + (s + MAX_SET).min(set.len()))
+        })
+        .filter_map(|w| units.get(w))
+        .map(|w| model.memo_bytes(w))
+        .sum();
+    model.plan(level, bytes);
 }
 
 /// The containers that need a table: those of at least two units, cut to the `n` units.
@@ -631,6 +656,12 @@ impl Scorer for OrderingScorer {
     }
 
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
+        plan(
+            &self.model,
+            units,
+            level,
+            &sets(units.len(), &[0..units.len()]),
+        );
         match windows(units.len(), |w| self.table(&units[w], level)) {
             Ok(mut windows) if windows.len() == 1 => Box::new(OrderingPairs {
                 table: windows.remove(0).1,
