@@ -212,7 +212,7 @@ fn a_section_in_windows_goes_through_the_heads_once() {
     assert_eq!(windows, 11);
     let before = model.cells_scored();
     for s in &scorers {
-        let table = s.prepare_in(&units, Level::Paragraph, &[0..n]);
+        let table = s.prepare_in(&units, Level::Paragraph, std::slice::from_ref(&(0..n)));
         assert!(table.transition(n - 2, n - 1) > 0.0 || table.transition(0, 1) > 0.0);
     }
     assert_eq!(

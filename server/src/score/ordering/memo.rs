@@ -318,7 +318,7 @@ mod tests {
         assert!(fresh.coherence.iter().all(|c| (0.0..=1.0).contains(c)));
     }
 
-    /// Sets of `n` units, each named by `k`, and their vectors.
+    /// A set of `n` units named after `name`, and their vectors.
     fn set(name: &str, n: usize) -> (Vec<String>, Vec<Vec<f32>>) {
         (
             (0..n).map(|i| format!("{name} {i}.")).collect(),
@@ -380,7 +380,7 @@ mod tests {
 
     #[test]
     fn a_planned_level_is_kept_whole_for_the_next_scorer() {
-        let one = entry_bytes(&units(&set("x", 50).0), 2);
+        let one = entry_bytes(&units(&set("set 0", 50).0), 2);
         // A base budget of four sets; a level of ten.
         let memo = ScoresMemo::new(4 * one);
         assert_eq!(
