@@ -166,3 +166,88 @@ fn an_analysis_scores_each_container_as_a_set_of_its_own() {
         assert_as_alone(&doc, &analyze(&doc, s), s);
     }
 }
+
+/// One heading, then `paragraphs` paragraphs of two sentences, every paragraph's pair its own
+/// but drawn from 60 + 60 sentences, so that the encoder reads few.
+fn long_section(paragraphs: usize) -> String {
+    let mut text = String::from("# Notes\n\n");
+    for k in 0..paragraphs {
+        let (a, b) = (k % 60, (k / 60) % 60);
+        text.push_str(&format!(
+            "The parser reads block {a} before the renderer sees it. \
+             Then the cache keeps entry {b} with its span.\n\n"
+        ));
+    }
+    text
+}
+
+/// The long form of `every_set_an_analysis_plans_is_kept_for_the_next_scorer`, at the size
+/// where the memo's own budget ran out (about 30 s in a debug build: `cargo test --test
+/// ordering_cost -- --ignored`).
+#[test]
+#[ignore = "long: 11 windows of 512 units"]
+fn a_section_in_windows_goes_through_the_heads_once() {
+    use segue::score::precedence::{window_starts, MAX_SET};
+    let Some((model, encoder)) = models() else {
+        return;
+    };
+    let scorer =
+        |variant| OrderingScorer::new(encoder.clone(), model.clone()).with_variant(variant);
+    let scorers: Vec<Box<dyn Scorer>> = vec![
+        Box::new(scorer(Variant::Full)),
+        Box::new(scorer(Variant::Head)),
+        Box::new(Tier1::terms(
+            scorer(Variant::Head),
+            &Tier1Weights::shipped(),
+        )),
+    ];
+    // 3,000 paragraphs in one section: 11 windows of 512, more than the memo holds when each
+    // window's scores are kept whole and only 64 MiB of them.
+    let n = 3000;
+    let text = long_section(n);
+    let doc = parse(&text, Format::Markdown);
+    let units = unit_texts(&doc, Container::Section(0)).expect("one section");
+    assert_eq!(units.len(), n);
+    let windows = window_starts(n).len() as u64;
+    assert_eq!(windows, 11);
+    let before = model.cells_scored();
+    for s in &scorers {
+        let table = s.prepare_in(&units, Level::Paragraph, std::slice::from_ref(&(0..n)));
+        assert!(table.transition(n - 2, n - 1) > 0.0 || table.transition(0, 1) > 0.0);
+    }
+    assert_eq!(
+        model.cells_scored() - before,
+        windows * (MAX_SET * MAX_SET) as u64,
+        "each window through the heads once, whichever scorer asks first"
+    );
+}
+
+#[test]
+fn every_set_an_analysis_plans_is_kept_for_the_next_scorer() {
+    let Some((model, encoder)) = models() else {
+        return;
+    };
+    // A memo with no budget of its own keeps only what the scorers plan before scoring a level.
+    let model = Arc::new(
+        Arc::into_inner(model)
+            .expect("not shared yet")
+            .with_memo_budget(0),
+    );
+    let scorer =
+        |variant| OrderingScorer::new(encoder.clone(), model.clone()).with_variant(variant);
+    let scorers: Vec<Box<dyn Scorer>> = vec![
+        Box::new(scorer(Variant::Full)),
+        Box::new(scorer(Variant::Head)),
+        Box::new(Tier1::terms(
+            scorer(Variant::Head),
+            &Tier1Weights::shipped(),
+        )),
+    ];
+    let doc = parse(&sectioned(3, 6), Format::Markdown);
+    let before = model.cells_scored();
+    for s in &scorers {
+        analyze(&doc, s.as_ref());
+    }
+    // 18 paragraphs of 3 own sentences and 3 sections of 6 paragraphs, once between the three.
+    assert_eq!(model.cells_scored() - before, 18 * 3 * 3 + 3 * 6 * 6);
+}

@@ -170,6 +170,7 @@ impl OrderingScorer {
     ) -> Result<ContainerPairs<'a>, OrderingError> {
         let vectors = self.vectors(units)?;
         let sets = sets(units.len(), containers);
+        plan(&self.model, units, level, &sets);
         let reader = reads_level(&self.model, units.len());
         let tables = sets
             .iter()
@@ -313,6 +314,7 @@ impl OrderingTerms {
     ) -> Result<ContainerPairs<'a>, OrderingError> {
         let vectors = self.scorer.vectors(units)?;
         let sets = sets(units.len(), containers);
+        plan(&self.scorer.model, units, level, &sets);
         let reader = reads_level(&self.scorer.model, units.len());
         let tables = sets
             .iter()
@@ -412,6 +414,7 @@ impl Scorer for OrderingTerms {
     }
 
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
+        plan(&self.scorer.model, units, level, &whole(units.len()));
         match windows(units.len(), |w| self.mix(&units[w], level)) {
             Ok(w) => one_table(
                 units.len(),
@@ -466,6 +469,36 @@ fn one_table<'a, T: Pairwise + 'a>(
 /// document's containers are scored with the heads' objective, as the whole level was.
 fn reads_level(model: &OrderingModel, n: usize) -> bool {
     model.reader_reads(n)
+}
+
+/// Tells the model's memo how much the heads are about to read of `units` at `level` (every
+/// window of every set), so that the next scorer over the model finds it all
+/// ([`OrderingModel::plan`]).
+fn plan(model: &OrderingModel, units: &[Unit<'_>], level: Level, sets: &[Range<usize>]) {
+    model.plan(level, planned(units, sets, |w| model.memo_bytes(w)));
+}
+
+/// The sum of `bytes` over the sets the heads read for `sets` of `units`: each set of at most
+/// [`MAX_SET`] units whole, each larger one window by window.
+fn planned(
+    units: &[Unit<'_>],
+    sets: &[Range<usize>],
+    bytes: impl Fn(&[Unit<'_>]) -> usize,
+) -> usize {
+    sets.iter()
+        .flat_map(|set| {
+            window_starts(set.len())
+                .into_iter()
+                .map(move |s| set.start + s..set.start + (s + MAX_SET).min(set.len()))
+        })
+        .filter_map(|w| units.get(w))
+        .map(bytes)
+        .sum()
+}
+
+/// A set of `n` units as the only container ([`sets`]): none when it has fewer than two.
+fn whole(n: usize) -> Vec<Range<usize>> {
+    sets(n, std::slice::from_ref(&(0..n)))
 }
 
 /// The containers that need a table: those of at least two units, cut to the `n` units.
@@ -631,6 +664,7 @@ impl Scorer for OrderingScorer {
     }
 
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
+        plan(&self.model, units, level, &whole(units.len()));
         match windows(units.len(), |w| self.table(&units[w], level)) {
             Ok(mut windows) if windows.len() == 1 => Box::new(OrderingPairs {
                 table: windows.remove(0).1,
@@ -745,6 +779,25 @@ mod tests {
         }
         assert!(pairs.reason(10, 11).note.is_some());
         assert!(pairs.reason(0, 11).note.is_none());
+    }
+
+    #[test]
+    fn a_plan_counts_every_window_of_every_set() {
+        let texts: Vec<String> = (0..2 * MAX_SET).map(|i| format!("Unit {i}.")).collect();
+        let units: Vec<Unit<'_>> = texts.iter().map(|t| vec![t.as_str()]).collect();
+        let squares = |w: &[Unit<'_>]| w.len() * w.len();
+        // A set of 3, one of MAX_SET + 10 (two windows of MAX_SET), and a container beyond
+        // the units, cut to them.
+        let sets = sets(
+            units.len(),
+            &[0..3, 3..MAX_SET + 13, MAX_SET + 13..3 * MAX_SET],
+        );
+        let rest = 2 * MAX_SET - (MAX_SET + 13);
+        assert_eq!(
+            planned(&units, &sets, squares),
+            9 + 2 * MAX_SET * MAX_SET + rest * rest
+        );
+        assert_eq!(planned(&units, &whole(1), squares), 0);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::meta::{CueFeature, CueSpec, PairSpec};
 use crate::score::Unit;
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// ASCII whitespace as the Python side splits on (space, tab, LF, CR, FF, VT).
 fn is_ascii_ws(c: char) -> bool {
@@ -72,15 +72,44 @@ pub fn unit_cues(spec: &CueSpec, sentences: &[&str]) -> Vec<f32> {
         .collect()
 }
 
-/// What the pair cues need of one unit.
+/// What the pair cues need of one unit: its content tokens as ids ([`Interner`]), each set
+/// sorted without repeats so that a pair's counts are merges of two short lists.
 #[derive(Debug, Clone, Default)]
 struct Profile {
-    all: HashSet<String>,
-    head: Vec<String>,
-    first: HashSet<String>,
-    last: HashSet<String>,
-    indef: HashSet<String>,
-    def: HashSet<String>,
+    all: Vec<u32>,
+    /// The first [`PairSpec::head`] content tokens of the first sentence, in order (repeats kept).
+    head: Vec<u32>,
+    first: Vec<u32>,
+    last: Vec<u32>,
+    indef: Vec<u32>,
+    def: Vec<u32>,
+}
+
+/// Numbers the distinct content tokens of one set of units, so that comparing two units compares
+/// integers rather than hashing strings for each of the set's `n²` pairs.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<String, u32>,
+}
+
+impl Interner {
+    fn id(&mut self, token: String) -> u32 {
+        let next = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+        *self.ids.entry(token).or_insert(next)
+    }
+
+    /// The ids of `tokens`, in order.
+    fn ids(&mut self, tokens: Vec<String>) -> Vec<u32> {
+        tokens.into_iter().map(|t| self.id(t)).collect()
+    }
+
+    /// The ids of `tokens` as a set: sorted, without repeats.
+    fn set(&mut self, tokens: impl IntoIterator<Item = String>) -> Vec<u32> {
+        let mut ids: Vec<u32> = tokens.into_iter().map(|t| self.id(t)).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
 }
 
 fn content(spec: &PairSpec, toks: &[String]) -> Vec<String> {
@@ -93,8 +122,8 @@ fn content(spec: &PairSpec, toks: &[String]) -> Vec<String> {
         .collect()
 }
 
-fn after(spec: &PairSpec, toks: &[String], dets: &[String]) -> HashSet<String> {
-    let mut out = HashSet::new();
+fn after(spec: &PairSpec, toks: &[String], dets: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
     for (k, t) in toks.iter().enumerate() {
         if dets.iter().any(|d| d == t) {
             let end = (k + 3).min(toks.len());
@@ -104,43 +133,66 @@ fn after(spec: &PairSpec, toks: &[String], dets: &[String]) -> HashSet<String> {
     out
 }
 
-fn profile(spec: &PairSpec, sentences: &[&str]) -> Profile {
+fn profile(spec: &PairSpec, sentences: &[&str], interner: &mut Interner) -> Profile {
     let toks: Vec<Vec<String>> = if sentences.is_empty() {
         vec![Vec::new()]
     } else {
         sentences.iter().map(|s| tokens(s)).collect()
     };
     let every: Vec<String> = toks.iter().flatten().cloned().collect();
-    let first = content(spec, &toks[0]);
+    let first = content(spec, toks.first().map_or(&[][..], Vec::as_slice));
+    let last = content(spec, toks.last().map_or(&[][..], Vec::as_slice));
     Profile {
-        all: content(spec, &every).into_iter().collect(),
-        head: first.iter().take(spec.head).cloned().collect(),
-        first: first.into_iter().collect(),
-        last: content(spec, &toks[toks.len() - 1]).into_iter().collect(),
-        indef: after(spec, &every, &spec.indefinite),
-        def: after(spec, &every, &spec.definite),
+        all: interner.set(content(spec, &every)),
+        head: interner.ids(first.iter().take(spec.head).cloned().collect()),
+        first: interner.set(first),
+        last: interner.set(last),
+        indef: interner.set(after(spec, &every, &spec.indefinite)),
+        def: interner.set(after(spec, &every, &spec.definite)),
     }
+}
+
+/// How many ids two sorted lists without repeats share.
+fn shared(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut count) = (0, 0, 0);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                count += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    count
 }
 
 fn pair(a: &Profile, b: &Profile) -> [f32; 4] {
     let head_given = if b.head.is_empty() {
         0.0
     } else {
-        b.head.iter().filter(|t| a.all.contains(*t)).count() as f64 / b.head.len() as f64
+        b.head
+            .iter()
+            .filter(|t| a.all.binary_search(t).is_ok())
+            .count() as f64
+            / b.head.len() as f64
     };
-    let union = a.all.union(&b.all).count();
+    let common = shared(&a.all, &b.all);
+    let union = a.all.len() + b.all.len() - common;
     let jaccard = if union == 0 {
         0.0
     } else {
-        a.all.intersection(&b.all).count() as f64 / union as f64
+        common as f64 / union as f64
     };
     let m = a.last.len().min(b.first.len());
     let boundary = if m == 0 {
         0.0
     } else {
-        a.last.intersection(&b.first).count() as f64 / m as f64
+        shared(&a.last, &b.first) as f64 / m as f64
     };
-    let introduced = if a.indef.intersection(&b.def).next().is_some() {
+    let introduced = if shared(&a.indef, &b.def) > 0 {
         1.0
     } else {
         0.0
@@ -154,16 +206,20 @@ fn pair(a: &Profile, b: &Profile) -> [f32; 4] {
 }
 
 /// The `[n, n, 4]` directed pair cues of a set of units, row-major (`(i·n + j)·4 + k`: unit `i`
-/// before unit `j`); the diagonal is zero.
+/// before unit `j`); the diagonal is zero. Each unit's tokens are read once; a pair compares
+/// the two units' sorted token ids.
 pub fn pair_cues(spec: &PairSpec, units: &[Unit<'_>]) -> Vec<f32> {
-    let profiles: Vec<Profile> = units.iter().map(|u| profile(spec, u)).collect();
+    let mut interner = Interner::default();
+    let profiles: Vec<Profile> = units
+        .iter()
+        .map(|u| profile(spec, u, &mut interner))
+        .collect();
     let n = units.len();
     let mut out = vec![0f32; n * n * 4];
-    for i in 0..n {
-        for j in 0..n {
+    for (i, a) in profiles.iter().enumerate() {
+        for (j, b) in profiles.iter().enumerate() {
             if i != j {
-                out[(i * n + j) * 4..(i * n + j + 1) * 4]
-                    .copy_from_slice(&pair(&profiles[i], &profiles[j]));
+                out[(i * n + j) * 4..(i * n + j + 1) * 4].copy_from_slice(&pair(a, b));
             }
         }
     }

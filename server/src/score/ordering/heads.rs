@@ -2,7 +2,7 @@
 //! the paragraph reader; [`OrderingModel::objective`] combines their outputs.
 
 use super::cues::{pair_cues, unit_cues};
-use super::memo::ScoresMemo;
+use super::memo::{entry_bytes, Kept, ScoresMemo};
 use super::meta::{LevelMeta, OrderWeights, OrderingMeta};
 use super::objective::{HeadOutputs, Objective, OrderScores, ReaderUse};
 use super::{OrderingError, DIR, META_FILE};
@@ -366,13 +366,32 @@ impl OrderingModel {
         units: &[Unit<'_>],
         vectors: &[Vec<f32>],
     ) -> Result<Arc<OrderScores>, OrderingError> {
-        if let Some(scores) = self.memo.get(level, units, vectors) {
-            return Ok(scores);
+        if let Some(kept) = self.memo.get(level, units, vectors) {
+            return Ok(Arc::new(kept.scores()));
         }
-        let out = self.run(level, units, vectors)?;
-        let scores = Arc::new(OrderScores::new(&out, vectors));
-        self.memo.put(level, units, vectors, scores.clone());
+        let kept = Kept::new(self.run(level, units, vectors)?, vectors);
+        let scores = Arc::new(kept.scores());
+        self.memo.put(level, units, vectors, Arc::new(kept));
         Ok(scores)
+    }
+
+    /// What the memo keeps of one set of `units` ([`entry_bytes`]), for [`OrderingModel::plan`].
+    pub fn memo_bytes(&self, units: &[Unit<'_>]) -> usize {
+        entry_bytes(units, self.meta.embedding.dim)
+    }
+
+    /// Says that the sets of `level` about to be scored take `bytes` in the memo (the sum of
+    /// [`OrderingModel::memo_bytes`] over the sets or windows the heads will read), so that they
+    /// are all still kept for the next scorer over this model ([`ScoresMemo::plan`]).
+    pub fn plan(&self, level: Level, bytes: usize) {
+        self.memo.plan(level, bytes);
+    }
+
+    /// The same model with a memo whose base budget is `bytes` rather than
+    /// [`super::memo::MEMO_BYTES`] (what it keeps when nothing larger is planned).
+    pub fn with_memo_budget(mut self, bytes: usize) -> Self {
+        self.memo = ScoresMemo::new(bytes);
+        self
     }
 
     /// How many unit pairs (cells of the `[n, n]` outputs) the heads have scored since the model

@@ -47,9 +47,9 @@
 //!
 //! The module's jobs, one file each: [`meta`] is the metadata schema (`ordering.json`), [`cues`]
 //! the cue features (the Python trainer computes the same), [`heads`] loads and runs the ONNX
-//! heads and the paragraph reader (through [`crate::model`]), [`memo`] keeps the heads' scores of
-//! the sets scored last for the other scorers over the same model, and [`objective`] turns their
-//! outputs into the objective and its transition table.
+//! heads and the paragraph reader (through [`crate::model`]), [`memo`] keeps the heads' outputs
+//! for the sets scored last for the other scorers over the same model, and [`objective`] turns
+//! their outputs into the objective and its transition table.
 
 pub mod cues;
 pub mod heads;

@@ -77,6 +77,28 @@ fn log_softmax(v: &[f32], keep: impl Fn(usize) -> bool) -> Vec<f64> {
         .collect()
 }
 
+/// The embedding cosine of every pair of `vectors` (unit length) clamped to [0, 1], row-major
+/// `[n, n]` with a zero diagonal; a cosine that is not a number counts 0. Symmetric to the bit
+/// (the same products summed in the same order), so each pair's is computed once. A clamped
+/// `f32` is kept as it is: widened, it is exactly the `f64` the objective reads.
+pub fn cosines(vectors: &[Vec<f32>]) -> Vec<f32> {
+    let n = vectors.len();
+    let mut out = vec![0f32; n * n];
+    for (i, a) in vectors.iter().enumerate() {
+        for (j, b) in vectors.iter().enumerate().skip(i + 1) {
+            let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+            let c = if dot.is_nan() {
+                0.0
+            } else {
+                dot.clamp(0.0, 1.0)
+            };
+            out[i * n + j] = c;
+            out[j * n + i] = c;
+        }
+    }
+    out
+}
+
 /// The log-probabilities the objective combines, for `n` units (row-major `[n, n]` matrices with a
 /// zero diagonal).
 #[derive(Debug, Clone, PartialEq)]
@@ -104,10 +126,15 @@ pub struct OrderScores {
 impl OrderScores {
     /// From a head's outputs and the units' vectors (unit length).
     pub fn new(out: &HeadOutputs, vectors: &[Vec<f32>]) -> OrderScores {
+        OrderScores::with_cosines(out, &cosines(vectors))
+    }
+
+    /// From a head's outputs and the units' clamped cosines ([`cosines`]): what
+    /// [`OrderScores::new`] computes, bit for bit, without the dot products.
+    pub fn with_cosines(out: &HeadOutputs, cosines: &[f32]) -> OrderScores {
         let n = out.n;
         let mut precedence = vec![0.0; n * n];
         let mut successor = vec![0.0; n * n];
-        let mut coherence = vec![0.0; n * n];
         for i in 0..n {
             let row = log_softmax(&out.successor[i * n..(i + 1) * n], |j| j != i);
             for j in 0..n {
@@ -116,19 +143,17 @@ impl OrderScores {
                 }
                 precedence[i * n + j] = log_sigmoid(f64::from(out.precedence[i * n + j]));
                 successor[i * n + j] = row[j];
-                let dot: f32 = vectors[i].iter().zip(&vectors[j]).map(|(a, b)| a * b).sum();
-                coherence[i * n + j] = if dot.is_nan() {
-                    0.0
-                } else {
-                    f64::from(dot).clamp(0.0, 1.0)
-                };
             }
         }
         OrderScores {
             n,
             precedence,
             successor,
-            coherence,
+            coherence: if cosines.len() == n * n {
+                cosines.iter().map(|&c| f64::from(c)).collect()
+            } else {
+                vec![0.0; n * n]
+            },
             opening: log_softmax(&out.opening, |_| true),
             closing: log_softmax(&out.closing, |_| true),
             reader: Vec::new(),

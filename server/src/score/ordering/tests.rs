@@ -57,6 +57,123 @@ fn pair_cues_are_directed() {
     assert!(q[..4].iter().all(|&x| x == 0.0));
 }
 
+/// The pair cues as the Python trainer states them, over sets of strings: what
+/// [`pair_cues`] computes with sorted token ids.
+fn pair_cues_by_sets(spec: &PairSpec, units: &[Unit<'_>]) -> Vec<f32> {
+    use std::collections::HashSet;
+    let content = |toks: &[String]| -> Vec<String> {
+        toks.iter()
+            .filter(|t| {
+                t.chars().count() >= spec.min_len && !spec.stop_words.iter().any(|s| s == *t)
+            })
+            .map(|t| match t.strip_suffix('s') {
+                Some(stem) if t.chars().count() > 3 => stem.to_string(),
+                _ => t.clone(),
+            })
+            .collect()
+    };
+    let after = |toks: &[String], dets: &[String]| -> HashSet<String> {
+        let mut out = HashSet::new();
+        for (k, t) in toks.iter().enumerate() {
+            if dets.iter().any(|d| d == t) {
+                out.extend(content(&toks[k + 1..(k + 3).min(toks.len())]));
+            }
+        }
+        out
+    };
+    struct P {
+        all: HashSet<String>,
+        head: Vec<String>,
+        first: HashSet<String>,
+        last: HashSet<String>,
+        indef: HashSet<String>,
+        def: HashSet<String>,
+    }
+    let profiles: Vec<P> = units
+        .iter()
+        .map(|u| {
+            let toks: Vec<Vec<String>> = if u.is_empty() {
+                vec![Vec::new()]
+            } else {
+                u.iter().map(|s| tokens(s)).collect()
+            };
+            let every: Vec<String> = toks.iter().flatten().cloned().collect();
+            let first = content(&toks[0]);
+            P {
+                all: content(&every).into_iter().collect(),
+                head: first.iter().take(spec.head).cloned().collect(),
+                first: first.into_iter().collect(),
+                last: content(&toks[toks.len() - 1]).into_iter().collect(),
+                indef: after(&every, &spec.indefinite),
+                def: after(&every, &spec.definite),
+            }
+        })
+        .collect();
+    let n = units.len();
+    let mut out = vec![0f32; n * n * 4];
+    for (i, a) in profiles.iter().enumerate() {
+        for (j, b) in profiles.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            let head = if b.head.is_empty() {
+                0.0
+            } else {
+                b.head.iter().filter(|t| a.all.contains(*t)).count() as f64 / b.head.len() as f64
+            };
+            let union = a.all.union(&b.all).count();
+            let jaccard = if union == 0 {
+                0.0
+            } else {
+                a.all.intersection(&b.all).count() as f64 / union as f64
+            };
+            let m = a.last.len().min(b.first.len());
+            let boundary = if m == 0 {
+                0.0
+            } else {
+                a.last.intersection(&b.first).count() as f64 / m as f64
+            };
+            let introduced = a.indef.intersection(&b.def).next().is_some();
+            out[(i * n + j) * 4..(i * n + j + 1) * 4].copy_from_slice(&[
+                head as f32,
+                jaccard as f32,
+                boundary as f32,
+                if introduced { 1.0 } else { 0.0 },
+            ]);
+        }
+    }
+    out
+}
+
+#[test]
+fn pair_cues_count_as_sets_of_strings_do() {
+    let m = spec();
+    let units: Vec<Unit<'_>> = vec![
+        vec!["A closure is a function."],
+        vec!["The closure captures values.", "It is anonymous."],
+        vec![],
+        vec!["Closures closures closures: the values, the values and a value."],
+        vec![
+            "An index maps keys.",
+            "The keys are hashed; a hash is kept.",
+            "The hash.",
+        ],
+        vec!["It’s the parser’s job: a parser reads the tokens, the tokens go."],
+        vec!["Is the is."],
+        vec![
+            "Tokens. Tokens! Keys? Values;",
+            "Function of closures and the index.",
+        ],
+    ];
+    let got = pair_cues(&m.pairs, &units);
+    let want = pair_cues_by_sets(&m.pairs, &units);
+    assert_eq!(got.len(), want.len());
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.to_bits(), w.to_bits(), "pair {}, cue {}", k / 4, k % 4);
+    }
+    assert!(got.iter().any(|&x| x > 0.0 && x < 1.0));
+}
+
 fn outputs(n: usize, seed: u64) -> HeadOutputs {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
