@@ -244,8 +244,7 @@ fn chapter_title(t: &str) -> bool {
         && rest
             .first()
             .is_none_or(|title| title.chars().next().is_some_and(char::is_uppercase))
-        && t
-            .strip_suffix('.')
+        && t.strip_suffix('.')
             .is_some_and(|title| heading_shaped(title) && words.len() <= 8)
 }
 
