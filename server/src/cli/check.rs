@@ -130,22 +130,29 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let calibration = Calibration::shipped();
 
     let progress = progress_bar(inputs.len(), scorer.tier());
-    let files: Vec<FileResult> = inputs
-        .par_iter()
-        .map(|input| {
-            let result = check_input(
-                input,
-                args.language.map(Format::from),
-                scorer.as_ref(),
-                &calibration,
-                &config,
-            );
-            if let Some(p) = &progress {
-                p.inc(1);
-            }
-            result
-        })
-        .collect();
+    let one = |input: &Input| {
+        let result = check_input(
+            input,
+            args.language.map(Format::from),
+            scorer.as_ref(),
+            &calibration,
+            &config,
+        );
+        if let Some(p) = &progress {
+            p.inc(1);
+        }
+        result
+    };
+    // Tier 1 checks files one after another, in input order: the int8 encoder quantises each
+    // batch's activations with one scale, so a sentence's vector depends on its batch, and the
+    // embedding cache shared by every file keeps the first vector made for a text. Checked in
+    // parallel, a sentence found in two files would take whichever file's vector came first, and
+    // the output would change from run to run. The encoder already uses every core.
+    let files: Vec<FileResult> = if scorer.tier() == 0 {
+        inputs.par_iter().map(one).collect()
+    } else {
+        inputs.iter().map(one).collect()
+    };
     if let Some(p) = progress {
         p.finish_and_clear();
     }
