@@ -9,8 +9,11 @@
 //!   1,000 entries (`SEGUE_CACHE`, about the three documents' sentences and paragraphs) so that it
 //!   is full by the end of the warm-up: a bounded cache still filling is not growth. Measured in a
 //!   debug build: 3.9 MiB per 1,000 edits with glibc's default arenas, 0.8 with the server's
-//!   allocator set-up (`segue::lsp::memory`). Latency is reported (median and p95, edit →
-//!   diagnostics), never asserted.
+//!   allocator set-up (`segue::lsp::memory`); on the 2-core development machine on 2026-11-25,
+//!   1.2–1.7 in five runs (the same for the build of the day before) and 2.4 in one run of a
+//!   loaded CI, so the bound is 3: a short run's slope moves with the allocator and the load,
+//!   and the ten-minute form below is the check of a leak. Latency is reported (median and p95,
+//!   edit → diagnostics), never asserted.
 //! - `soak_long` (ignored; `tests/soak` runs it in release): the same for `SEGUE_SOAK_MINUTES`
 //!   (default 10); the slope in MiB per minute must stay under 1 MiB/min once the warm-up is
 //!   over. (With the default cache of 16,384 entries, the cache's own filling, up to about 50 MiB,
@@ -28,7 +31,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// The short form's bound on growth after the warm-up, MiB per 1,000 edits.
-const SHORT_BOUND_MIB_PER_1000: f64 = 2.0;
+const SHORT_BOUND_MIB_PER_1000: f64 = 3.0;
 /// Edits sent before the server is asked for diagnostics (a typist's burst).
 const BURST: usize = 8;
 /// The model stage is waited for, and memory sampled, after every `MODEL_EVERY`th burst.
