@@ -59,7 +59,7 @@ pub fn openings(doc: &Document) -> Vec<Opening> {
         if !prose(first) || !prose(second) {
             continue;
         }
-        let mut context: ahash::AHashSet<String> = stems_of(&[heading.title.as_str()]);
+        let mut context: ahash::AHashSet<u32> = stems_of(&[heading.title.as_str()]);
         for p in rest {
             context.extend(stems_of(&texts(p)));
         }
@@ -67,7 +67,7 @@ pub fn openings(doc: &Document) -> Vec<Opening> {
         if a.len() < MIN_STEMS || b.len() < MIN_STEMS {
             continue;
         }
-        let fit = |s: &ahash::AHashSet<String>| {
+        let fit = |s: &ahash::AHashSet<u32>| {
             s.iter().filter(|w| context.contains(*w)).count() as f64 / s.len() as f64
         };
         out.push(Opening {
@@ -91,10 +91,12 @@ fn texts(p: &Paragraph) -> Vec<&str> {
     p.sentences.iter().map(|s| s.text.as_str()).collect()
 }
 
-fn stems_of(sentences: &[&str]) -> ahash::AHashSet<String> {
+/// The distinct content stems of `sentences`, by their process-wide ids (no string copies: this
+/// runs on every analysis, keystrokes included).
+fn stems_of(sentences: &[&str]) -> ahash::AHashSet<u32> {
     sentences
         .iter()
-        .flat_map(|s| tokens(s).iter().map(|t| t.stem.clone()).collect::<Vec<_>>())
+        .flat_map(|s| tokens(s).iter().map(|t| t.stem_id).collect::<Vec<_>>())
         .collect()
 }
 
