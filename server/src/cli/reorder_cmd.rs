@@ -348,6 +348,7 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
                     confidence: None,
                     threshold: None,
                     exact: true,
+                    dangling: false,
                 })
             })
             .collect()

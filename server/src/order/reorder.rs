@@ -220,6 +220,10 @@ pub struct Proposal {
     pub threshold: Option<f64>,
     /// Whether the order is proven optimal for the scorer.
     pub exact: bool,
+    /// Whether the proposed order would separate a unit that leans on what comes before it
+    /// ("It's…", "Such…", "However, …") from the unit its author put before it: its first words
+    /// would point at something else, so such an order is never offered.
+    pub dangling: bool,
 }
 
 impl Proposal {
@@ -273,7 +277,7 @@ impl Proposal {
     /// and the judge's overrule model is confident enough that the author's order is an accident
     /// (for judges without a model: the gain reaches the judge's margin).
     pub fn worthwhile(&self) -> bool {
-        if !self.moves() || self.gain() < MIN_GAIN {
+        if !self.moves() || self.gain() < MIN_GAIN || self.dangling {
             return false;
         }
         match (self.confidence, self.threshold) {
@@ -531,6 +535,17 @@ fn single_move(order: &[usize]) -> Option<Change> {
     None
 }
 
+/// Whether a unit's first sentence leans on what comes before it: an explicit link (a
+/// connective, an anaphor, a demonstrative, a contraction such as "It's") or an opening cue other
+/// than an opener ("First, …") or quoted speech.
+fn opens_on_a_link(unit: &Unit<'_>) -> bool {
+    use crate::score::cues::{explicit_link, opening_cue, Cue};
+    unit.first().is_some_and(|s| {
+        explicit_link(s).is_some()
+            || opening_cue(s).is_some_and(|(c, _)| !matches!(c, Cue::Opening | Cue::Quotation))
+    })
+}
+
 /// The reorder proposal for `container` under `scorer`, or `None` when the container keeps the
 /// author's order whatever the judge thinks ([`reorderable`]). Whether it is offered is
 /// [`Proposal::worthwhile`].
@@ -550,9 +565,17 @@ pub fn propose(
     let confidence = model.and_then(|m| {
         Evidence::of(table.as_ref(), &units, d.before, d.after).map(|e| m.confidence(&e))
     });
+    // A unit that opens on a link keeps the unit its author put before it. The author's first
+    // unit may move: a link with nothing before it is what a misplaced unit looks like.
+    let dangling = d.order.iter().enumerate().any(|(at, &u)| {
+        u != 0
+            && units.get(u).is_some_and(|unit| opens_on_a_link(unit))
+            && at.checked_sub(1).map(|p| d.order[p]) != Some(u - 1)
+    });
     Some(Proposal {
         container,
         spans,
+        dangling,
         order: d.order,
         change: d.change,
         before: d.before,
@@ -703,6 +726,31 @@ mod tests {
             text.contains("% of its proposals on shuffled copies"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn an_order_that_would_open_on_a_link_is_never_offered() {
+        // Flask's quickstart: a named judge moves "It's similar to a folder…" before the
+        // sentence it refers to; the order would open on "It's".
+        let src = "# URLs\n\nThe canonical URL for the projects endpoint has a trailing slash. \
+                   It's similar to a folder in a file system. If you access the URL without a \
+                   trailing slash, Flask redirects you to the canonical URL with the slash.\n";
+        let doc = parse(src, Format::Markdown);
+        let c = Container::Paragraph {
+            section: 0,
+            paragraph: 0,
+        };
+        let lex = Lexical::plain();
+        let mut p = propose(&doc, src, c, &lex).unwrap();
+        // Whatever the judge prefers, an order starting with the linked sentence is refused.
+        p.order = vec![1, 0, 2];
+        p.after = p.before + 1.0;
+        p.margin = 0.0;
+        p.dangling = true;
+        assert!(!p.worthwhile());
+        let units = unit_texts(&doc, c).unwrap();
+        assert!(opens_on_a_link(&units[1]), "{:?}", units[1]);
+        assert!(!opens_on_a_link(&units[0]));
     }
 
     #[test]
