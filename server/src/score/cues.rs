@@ -227,6 +227,10 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("the second", Cue::Sequence),
     ("the next", Cue::Sequence),
     ("the last", Cue::Sequence),
+    // A pointer to more on what was just said ("See the FAQ for details.").
+    ("see", Cue::Demonstrative),
+    ("for more", Cue::Addition),
+    ("for details", Cue::Addition),
     // An aside the writer marks as one.
     ("note", Cue::Addition),
     ("tip", Cue::Addition),
@@ -319,6 +323,9 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
     {
         return Some((Cue::Quotation, q.to_string()));
     }
+    if let Some(open) = parenthetical(sentence) {
+        return Some((Cue::Addition, open.to_string()));
+    }
     let words: Vec<&str> = sentence.unicode_words().take(POINTER_REACH).collect();
     let lower: Vec<String> = words.iter().map(|w| base_word(w)).collect();
     // The model's own cues, also when contracted ("That's", "It's", "They're").
@@ -338,6 +345,22 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
             }
         })
         .map(|(cue, i)| (cue, words[i].to_string()))
+}
+
+/// The opening bracket of a sentence that stands wholly in parentheses or brackets ("(White space
+/// is ignored between the entries.)"): a remark on what was just said, not a step of its own.
+fn parenthetical(sentence: &str) -> Option<char> {
+    let t = sentence.trim();
+    let open = t.chars().next()?;
+    let close = match open {
+        '(' => ')',
+        '[' => ']',
+        _ => return None,
+    };
+    let body = t.trim_end_matches(['.', '!', '?']);
+    let inner = body.strip_prefix(open)?.strip_suffix(close)?;
+    // One bracketed span, not "(a) first … (b) second".
+    (!inner.contains(close) && !inner.trim().is_empty()).then_some(open)
 }
 
 #[cfg(test)]
@@ -427,6 +450,28 @@ mod tests {
             link("The resulting design is radically simpler than older competitors."),
             Some("resulting".to_string())
         );
+    }
+
+    #[test]
+    fn asides_and_pointers_link_back() {
+        // From grfguide.tex and flask-design.rst.
+        assert_eq!(
+            explicit_link("(White space is ignored between the entries.)"),
+            Some((Cue::Addition, "(".to_string()))
+        );
+        assert_eq!(
+            explicit_link("[Needs a recent kernel.]").map(|(c, _)| c),
+            Some(Cue::Addition)
+        );
+        assert_eq!(
+            explicit_link("See :doc:`/async-await` for more discussion.").map(|(c, _)| c),
+            Some(Cue::Demonstrative)
+        );
+        assert!(explicit_link("For more details, read the manual.").is_some());
+        // A sentence that only starts with a bracket is not an aside.
+        assert_eq!(explicit_link("(a) Cats purr, and (b) dogs bark."), None);
+        assert_eq!(explicit_link("(Optional) Penguins waddle."), None);
+        assert_eq!(explicit_link("Seeds grow."), None);
     }
 
     #[test]

@@ -20,7 +20,10 @@
 //!   long title. Levels are *relative*: the sectioning depths are ordered part < chapter <
 //!   section < subsection < subsubsection < paragraph < subparagraph, and the shallowest depth
 //!   used in the document is level 1. An article's `\section` is level 1 and `\subsection`
-//!   level 2; a book's `\chapter` is level 1 and its `\section` level 2.
+//!   level 2; a book's `\chapter` is level 1 and its `\section` level 2. A command the document
+//!   defines as a sectioning command of its argument (`\newcommand{\reasonsection}[1]{%
+//!   \subsubsection*{\it #1}}`, also `\renewcommand`, `\providecommand`, `\def\x#1{…}`) is a
+//!   heading of that depth wherever it is used ([`user_headings`]).
 //! - **Inline math** (`$…$`, `\(…\)`, `\begin{math}`, `\ensuremath{…}`) keeps the sentence
 //!   readable: a plain token such as `$n$` or `$3.5$` is kept verbatim (`n`, `3.5`); anything
 //!   else becomes the synthetic placeholder `x`.
@@ -84,6 +87,7 @@ const MAX_DEPTH: usize = 8;
 pub fn blocks(source: &str) -> Vec<Block> {
     let (start, end) = body_range(source);
     let mut p = Parser::new(source, start, end, 0, false);
+    p.user_headings = user_headings(source);
     p.line_start = start == 0 || matches!(source.as_bytes().get(start), Some(b'\n' | b'\r'));
     p.run();
     p.flush();
@@ -110,6 +114,134 @@ fn body_range(source: &str) -> (usize, usize) {
         }
     }
     (0, b.len())
+}
+
+/// Commands that `source` defines as a sectioning command applied to their first argument, with
+/// the depth of that sectioning command: `\newcommand{\name}[1]{\subsection*{#1}}` (also
+/// `\renewcommand`, `\providecommand`, `\DeclareRobustCommand`, starred, with the name braced or
+/// not, and `\def\name#1{…}`). The definition's body must open with the sectioning command
+/// (after spaces and `%` line ends) and use `#1`; a command without arguments, or one whose body
+/// only mentions a heading somewhere, stays unknown.
+fn user_headings(source: &str) -> HashMap<String, u8> {
+    const DEFINERS: &[&str] = &[
+        "\\newcommand",
+        "\\renewcommand",
+        "\\providecommand",
+        "\\DeclareRobustCommand",
+        "\\def",
+        "\\gdef",
+    ];
+    let b = source.as_bytes();
+    let mut out = HashMap::new();
+    let mut i = 0;
+    while let Some(at) = source.get(i..).and_then(|s| s.find('\\')) {
+        let start = i + at;
+        i = start + 1;
+        let Some(definer) = DEFINERS.iter().find(|d| {
+            source[start..].starts_with(**d)
+                && !b.get(start + d.len()).copied().is_some_and(is_letter)
+        }) else {
+            continue;
+        };
+        let mut j = start + definer.len();
+        let skip = |mut j: usize| {
+            while j < b.len() && matches!(b[j], b' ' | b'\t' | b'\n' | b'\r' | b'*') {
+                j += 1;
+            }
+            j
+        };
+        j = skip(j);
+        // The name: `{\name}` or `\name`.
+        let braced = b.get(j) == Some(&b'{');
+        if braced {
+            j = skip(j + 1);
+        }
+        if b.get(j) != Some(&b'\\') {
+            continue;
+        }
+        let name_start = j + 1;
+        let mut k = name_start;
+        while b.get(k).copied().is_some_and(is_letter) {
+            k += 1;
+        }
+        if k == name_start {
+            continue;
+        }
+        let name = &source[name_start..k];
+        j = k;
+        if braced {
+            j = skip(j);
+            if b.get(j) != Some(&b'}') {
+                continue;
+            }
+            j += 1;
+        }
+        // The parameters: `[n]` and an optional default `[…]`, or `#1#2` for `\def`.
+        let mut params = 0;
+        let mut guard = 0;
+        loop {
+            j = skip(j);
+            guard += 1;
+            if guard > 4 {
+                break;
+            }
+            match b.get(j) {
+                Some(b'[') => {
+                    let window = &b[j..b.len().min(j + 80)];
+                    let Some(close) = window.iter().position(|&c| c == b']') else {
+                        break;
+                    };
+                    if params == 0 {
+                        params = std::str::from_utf8(&window[1..close])
+                            .ok()
+                            .and_then(|n| n.trim().parse::<u8>().ok())
+                            .unwrap_or(0);
+                    }
+                    j += close + 1;
+                }
+                Some(b'#') => {
+                    while matches!(b.get(j), Some(b'#'))
+                        && b.get(j + 1).is_some_and(u8::is_ascii_digit)
+                    {
+                        params += 1;
+                        j += 2;
+                    }
+                }
+                _ => break,
+            }
+        }
+        if params == 0 || b.get(j) != Some(&b'{') {
+            continue;
+        }
+        // The body opens with a sectioning command.
+        let mut m = j + 1;
+        loop {
+            m = skip(m);
+            if b.get(m) == Some(&b'%') {
+                while m < b.len() && b[m] != b'\n' {
+                    m += 1;
+                }
+                continue;
+            }
+            break;
+        }
+        if b.get(m) != Some(&b'\\') {
+            continue;
+        }
+        let mut e = m + 1;
+        while b.get(e).copied().is_some_and(is_letter) {
+            e += 1;
+        }
+        let Some(Action::Heading(depth)) = action(&source[m + 1..e]) else {
+            continue;
+        };
+        let line = &b[e..b.len().min(e + 200)];
+        let body_end = line.iter().position(|&c| c == b'\n').unwrap_or(line.len());
+        if line[..body_end].windows(2).any(|w| w == b"#1") {
+            out.insert(name.to_string(), depth);
+        }
+    }
+    out
 }
 
 /// Rewrites heading depths (part = 1 … subparagraph = 7) so that the shallowest is level 1.
@@ -753,6 +885,8 @@ struct Parser<'a> {
     /// search for the same thing from inside that range fails too. Keeps hostile input (a
     /// thousand `\(` without `\)`) linear.
     misses: RefCell<Vec<(Seek, usize, usize)>>,
+    /// Commands the document defines as sectioning commands, with their depth.
+    user_headings: HashMap<String, u8>,
 }
 
 /// What a forward search looks for, for [`Parser::misses`].
@@ -782,6 +916,7 @@ impl<'a> Parser<'a> {
             attach_after: false,
             line_start: false,
             misses: RefCell::new(Vec::new()),
+            user_headings: HashMap::new(),
         }
     }
 
@@ -1548,6 +1683,9 @@ impl<'a> Parser<'a> {
             }
             _ => {}
         }
+        if let Some(&depth) = self.user_headings.get(name) {
+            return self.heading(start, depth);
+        }
         match action(name) {
             Some(Action::Heading(depth)) => self.heading(start, depth),
             Some(Action::Par) => self.par(Span::new(start, self.pos)),
@@ -1957,6 +2095,39 @@ mod tests {
         assert_eq!(h.span.slice(src), "\\section{Intro \\emph{to} it}");
         assert_eq!(d.sections[1].paragraphs[0].sentences[0].text, "Body one.");
         assert_eq!(d.sections[0].paragraphs[0].sentences[0].text, "Intro text.");
+    }
+
+    #[test]
+    fn commands_defined_as_sectioning_commands_are_headings() {
+        // As latex-modguide.tex defines its reason headings.
+        let src = "\\documentclass{article}\n\\newcommand{\\reasonsection}[1]{\\subsubsection*{\\it #1}}\n\\def\\topic#1{%\n  \\subsection{#1}}\n\\newcommand{\\intro}{\\section{Introduction}}\n\\newcommand{\\note}[1]{See \\section{x} #1}\n\\begin{document}\n\\section{Reasons}\nWhy we do it.\n\\reasonsection{Separate development considered harmful!}\nIn many fields the language matters.\n\\topic{Names}\nNames are short.\n\\note{kept} Text.\n";
+        let d = doc(src);
+        let titles: Vec<(String, u8)> = d
+            .sections
+            .iter()
+            .filter_map(|s| s.heading.as_ref().map(|h| (h.title.clone(), h.level)))
+            .collect();
+        assert_eq!(
+            titles,
+            vec![
+                ("Reasons".to_string(), 1),
+                ("Separate development considered harmful!".to_string(), 3),
+                ("Names".to_string(), 2),
+            ]
+        );
+        let last = d.sections.last().map(|s| {
+            s.paragraphs
+                .iter()
+                .flat_map(|p| p.sentences.iter().map(|s| s.text.clone()))
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(
+            last,
+            Some(vec![
+                "Names are short.".to_string(),
+                "kept Text.".to_string()
+            ])
+        );
     }
 
     #[test]
