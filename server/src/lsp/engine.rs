@@ -53,8 +53,7 @@ use crate::score::findings::{
 use crate::score::novelty::novelty;
 use crate::score::{intrusion, IntrusionSource, Level, Pairwise, Reason, Scorer, Unit};
 use crate::text::{parse, Document, Format, LineIndex};
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{HashMap, HashSet};
+use ahash::{AHashMap as HashMap, AHashSet as HashSet, AHasher};
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -390,7 +389,7 @@ impl Engine {
         computed: Option<DocumentScores>,
         check: &dyn Fn() -> Result<(), Cancelled>,
     ) -> Result<DocumentScores, Cancelled> {
-        let mut h = DefaultHasher::new();
+        let mut h = AHasher::default();
         for u in units {
             unit_hash(u).hash(&mut h);
         }
@@ -437,7 +436,7 @@ impl Engine {
                     .unit_contexts(units, level)
                     .filter(|c| c.len() == units.len())
                     .ok_or_else(|| {
-                        let mut h = DefaultHasher::new();
+                        let mut h = AHasher::default();
                         hashes.hash(&mut h);
                         h.finish()
                     }),
@@ -447,7 +446,7 @@ impl Engine {
             None => 0,
             Some(Err(level)) => *level,
             Some(Ok(units)) => {
-                let mut h = DefaultHasher::new();
+                let mut h = AHasher::default();
                 (units.get(a), units.get(b)).hash(&mut h);
                 h.finish()
             }
@@ -740,7 +739,7 @@ impl Analyzed {
 
 /// Hash of a unit's clean text (its sentences, in order).
 fn unit_hash(unit: &[&str]) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = AHasher::default();
     unit.len().hash(&mut h);
     for s in unit {
         s.hash(&mut h);
