@@ -810,6 +810,27 @@ mod tests {
     }
 
     #[test]
+    fn a_grid_reads_the_mentions_of_the_units_it_is_asked_about_only() {
+        let units = vec![
+            vec!["A parser was written for the Markdown files."],
+            vec!["The parser reads Markdown quickly."],
+            vec!["Bananas grow in warm climates."],
+            vec!["The bananas ripen in the sun."],
+        ];
+        let grid = Grid::build(&units);
+        let features = grid.features(2, 3);
+        let read = grid.units.iter().filter(|c| c.get().is_some()).count();
+        assert_eq!(read, 2);
+        // Counted over the whole level all the same: "parser" is salient (two units).
+        assert_eq!(grid.salient.iter().filter(|&&s| s).count(), 3, "{grid:?}");
+        let full = Grid::build(&units);
+        for u in 0..units.len() {
+            let _ = full.cells(u);
+        }
+        assert_eq!(full.features(2, 3), features);
+    }
+
+    #[test]
     fn empty_and_odd_input_never_panics() {
         let s = EntityGrid::trained();
         let units: Vec<Unit> = vec![vec![], vec![""], vec!["!!! ???"], vec!["ÉÉ ÉÉ 42 ’’"]];

@@ -542,6 +542,31 @@ mod tests {
     }
 
     #[test]
+    fn a_table_reads_only_the_units_of_the_pairs_it_scores() {
+        let texts: Vec<String> = (0..40)
+            .map(|i| format!("The parser number {i} reads Markdown file {i}."))
+            .collect();
+        let units: Vec<Unit> = texts.iter().map(|t| vec![t.as_str()]).collect();
+        let s = Tier0::trained();
+        for level in [Level::Sentence, Level::Paragraph] {
+            let lazy = s.table(&units, level);
+            let (score, reason) = (lazy.transition(10, 11), lazy.reason(10, 11));
+            let read = |t: &Tier0Pairs<'_>| t.parts.iter().filter(|p| p.get().is_some()).count();
+            assert_eq!(read(&lazy), 2);
+            // The same score and reason as a table that read every unit first.
+            let full = s.table(&units, level);
+            for i in 0..units.len() {
+                for j in 0..units.len() {
+                    let _ = full.features(i, j);
+                }
+            }
+            assert_eq!(read(&full), units.len());
+            assert_eq!(full.transition(10, 11).to_bits(), score.to_bits());
+            assert_eq!(full.reason(10, 11), reason);
+        }
+    }
+
+    #[test]
     fn odd_input_never_panics() {
         let s = Tier0::trained();
         let units: Vec<Unit> = vec![vec![], vec![""], vec![":"], vec!["?!", "“"], vec!["It"]];

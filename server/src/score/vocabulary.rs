@@ -294,6 +294,7 @@ fn shared_tokens(units: &[Unit<'_>], kept: &[Arc<Vocabulary>]) -> Vec<Arc<[Token
 
 #[cfg(test)]
 mod tests {
+    use super::super::tokens::tokenize;
     use super::*;
 
     #[test]
@@ -339,5 +340,53 @@ mod tests {
         let mut other = units.clone();
         other[1] = vec!["Markdown files have titles."];
         assert!(!Arc::ptr_eq(&v, &Vocabulary::of(&other)));
+    }
+
+    #[test]
+    fn a_level_counted_again_after_an_edit_or_grouped_otherwise_counts_as_a_fresh_one() {
+        let units: Vec<Unit> = vec![
+            vec![
+                "Vocabulary test: the lexer splits words.",
+                "The lexer is quick.",
+            ],
+            vec!["Vocabulary test: tokens carry stems."],
+            vec!["Vocabulary test: stems get numbers."],
+        ];
+        let v = Vocabulary::of(&units);
+        assert_eq!(v.unit_text(0), units[0]);
+        assert_eq!(v.unit_text(2), units[2]);
+        assert!(v.unit_text(3).is_empty());
+        let fresh = |units: &[Unit]| {
+            Vocabulary::count(
+                units,
+                units.iter().flatten().map(|s| tokenize(s).into()).collect(),
+            )
+        };
+        let same = |a: &Vocabulary, b: &Vocabulary| {
+            assert_eq!(a.len(), b.len());
+            assert_eq!(a.stems(), b.stems());
+            assert_eq!(a.entities(), b.entities());
+            for u in 0..a.len() {
+                assert_eq!(a.distinct(u), b.distinct(u));
+                assert_eq!(a.unit_text(u), b.unit_text(u));
+            }
+            for id in 0..a.stems() as u32 {
+                let (x, y) = (a.stem(id).copied(), b.stem(id).copied());
+                let key = |s: Option<Stem>| s.map(|s| (s.id, s.units, s.nominal, s.name));
+                assert_eq!(key(x), key(y));
+                assert_eq!(a.surface(id), b.surface(id));
+            }
+        };
+        // One sentence edited: the others' tokens come from the kept level.
+        let mut edited = units.clone();
+        edited[1] = vec!["Vocabulary test: tokens carry their stems."];
+        let e = Vocabulary::of(&edited);
+        assert!(!Arc::ptr_eq(&v, &e));
+        same(&e, &fresh(&edited));
+        // The same sentences grouped otherwise (the other level): all of them do.
+        let whole: Vec<Unit> = vec![edited.iter().flatten().copied().collect()];
+        let w = Vocabulary::of(&whole);
+        assert_eq!(w.len(), 1);
+        same(&w, &fresh(&whole));
     }
 }
