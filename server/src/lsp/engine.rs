@@ -17,7 +17,9 @@
 //!   without, every transition of a level in which a unit changed. A miss prepares the full
 //!   level with its containers, exactly as [`crate::score::analysis::analyze`] does
 //!   ([`Scorer::prepare_in`]; cheap after the first run: the
-//!   scorers memoize what they read from each sentence and unit, [`crate::text::memo`]). Edits
+//!   scorers memoize what they read from each sentence and unit, [`crate::text::memo`], and
+//!   `tier0`'s and the entity grid's tables count the level's statistics but read a unit only
+//!   when a pair that needs it is scored, so only the units around the missed pairs). Edits
 //!   that change no unit text (markup, code blocks, whitespace, line wrapping, a disable comment)
 //!   re-score nothing.
 //!
@@ -26,7 +28,9 @@
 //! paragraph model), are cached by score alone, and those intrusion scores are computed from the
 //! cached scores rather than from a table of the whole level.
 //!
-//! The sentence and paragraph levels are prepared and scored in parallel (`rayon::join`).
+//! The sentence and paragraph levels are prepared and scored in parallel (`rayon::join`), and so
+//! are their units' cache keys (the fingerprints read the whole level); the section openings and
+//! the line index are made while the levels are scored.
 //! Either way a run gives the same scores as `analyze` on the same text (tested), so the editor and
 //! `segue check` agree. Cancellation is cooperative: the caller passes a closure that says whether a
 //! newer edit superseded this run; it is checked between stages and every [`CANCEL_CHECK_EVERY`]
@@ -53,8 +57,7 @@ use crate::score::findings::{
 use crate::score::novelty::novelty;
 use crate::score::{intrusion, IntrusionSource, Level, Pairwise, Reason, Scorer, Unit};
 use crate::text::{parse, Document, Format, LineIndex};
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{HashMap, HashSet};
+use ahash::{AHashMap as HashMap, AHashSet as HashSet, AHasher};
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -253,10 +256,17 @@ impl Engine {
             &paragraph_pairs,
             paragraph_units.len(),
         );
+        // Each unit's text hash and context, for both levels at once (the contexts read the
+        // whole level).
+        let (sentence_keys, paragraph_keys) = rayon::join(
+            || UnitKeys::of(job, Level::Sentence, &sentence_units),
+            || UnitKeys::of(job, Level::Paragraph, &paragraph_units),
+        );
         let sentence_plan = self.plan(
             job,
             Level::Sentence,
             &sentence_units,
+            sentence_keys,
             sentence_all,
             sentence_containers(&document),
         );
@@ -264,6 +274,7 @@ impl Engine {
             job,
             Level::Paragraph,
             &paragraph_units,
+            paragraph_keys,
             paragraph_all,
             paragraph_containers(&document),
         );
@@ -271,9 +282,21 @@ impl Engine {
         // job's model cancellation token (it is per thread).
         let sentence_token = crate::model::cancel::current();
         let paragraph_token = sentence_token.clone();
-        let (sentence_new, paragraph_new) = rayon::join(
-            || scope(sentence_token, || compute(scorer, &sentence_plan, &check)),
-            || scope(paragraph_token, || compute(scorer, &paragraph_plan, &check)),
+        // The section openings and the line index read the document and the text only: they
+        // are made meanwhile.
+        let ((sentence_new, paragraph_new), (openings, line_index)) = rayon::join(
+            || {
+                rayon::join(
+                    || scope(sentence_token, || compute(scorer, &sentence_plan, &check)),
+                    || scope(paragraph_token, || compute(scorer, &paragraph_plan, &check)),
+                )
+            },
+            || {
+                (
+                    crate::score::opening::openings(&document),
+                    LineIndex::new(&job.text),
+                )
+            },
         );
         let (sentence_new, sentence_doc) = sentence_new?;
         let (paragraph_new, paragraph_doc) = paragraph_new?;
@@ -341,7 +364,7 @@ impl Engine {
             ),
             whole,
             figures,
-            openings: crate::score::opening::openings(&document),
+            openings,
         };
         // A scorer whose verdict weighs a built-in companion's (`embedding` with `tier0`) gets the
         // companion's analysis of the same text: a whole tier-0 pass, a few milliseconds per
@@ -361,7 +384,7 @@ impl Engine {
         Ok(Analyzed {
             version: job.version,
             generation,
-            line_index: LineIndex::new(&job.text),
+            line_index,
             text: job.text.clone(),
             format: job.format,
             skip: job.skip.clone(),
@@ -390,7 +413,7 @@ impl Engine {
         computed: Option<DocumentScores>,
         check: &dyn Fn() -> Result<(), Cancelled>,
     ) -> Result<DocumentScores, Cancelled> {
-        let mut h = DefaultHasher::new();
+        let mut h = AHasher::default();
         for u in units {
             unit_hash(u).hash(&mut h);
         }
@@ -420,6 +443,7 @@ impl Engine {
         job: &Job,
         level: Level,
         units: &[Unit<'u>],
+        keys: UnitKeys,
         wanted: Wanted,
         containers: Vec<Range<usize>>,
     ) -> Plan<'u> {
@@ -427,27 +451,12 @@ impl Engine {
             pairs,
             reasons: with_reason,
         } = wanted;
-        let hashes: Vec<u64> = units.iter().map(|u| unit_hash(u)).collect();
-        // What beyond the two units a pair's score depends on: nothing, the fingerprints the
-        // scorer gives each unit, or (when it gives none) every unit of the level.
-        let contexts = match job.policy {
-            ContextPolicy::Pairwise => None,
-            ContextPolicy::Document => Some(
-                job.scorer
-                    .unit_contexts(units, level)
-                    .filter(|c| c.len() == units.len())
-                    .ok_or_else(|| {
-                        let mut h = DefaultHasher::new();
-                        hashes.hash(&mut h);
-                        h.finish()
-                    }),
-            ),
-        };
+        let UnitKeys { hashes, contexts } = keys;
         let context = |a: usize, b: usize| match &contexts {
             None => 0,
             Some(Err(level)) => *level,
             Some(Ok(units)) => {
-                let mut h = DefaultHasher::new();
+                let mut h = AHasher::default();
                 (units.get(a), units.get(b)).hash(&mut h);
                 h.finish()
             }
@@ -566,6 +575,34 @@ impl Engine {
             })
             .collect();
         (scores, window)
+    }
+}
+
+/// What a level's cache keys are made of: each unit's text hash and what beyond the two units a
+/// pair's score depends on (nothing, the fingerprints the scorer gives each unit, or, when it
+/// gives none, every unit of the level: `Err` with their hash).
+struct UnitKeys {
+    hashes: Vec<u64>,
+    contexts: Option<Result<Vec<u64>, u64>>,
+}
+
+impl UnitKeys {
+    fn of(job: &Job, level: Level, units: &[Unit<'_>]) -> UnitKeys {
+        let hashes: Vec<u64> = units.iter().map(|u| unit_hash(u)).collect();
+        let contexts = match job.policy {
+            ContextPolicy::Pairwise => None,
+            ContextPolicy::Document => Some(
+                job.scorer
+                    .unit_contexts(units, level)
+                    .filter(|c| c.len() == units.len())
+                    .ok_or_else(|| {
+                        let mut h = AHasher::default();
+                        hashes.hash(&mut h);
+                        h.finish()
+                    }),
+            ),
+        };
+        UnitKeys { hashes, contexts }
     }
 }
 
@@ -740,7 +777,7 @@ impl Analyzed {
 
 /// Hash of a unit's clean text (its sentences, in order).
 fn unit_hash(unit: &[&str]) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = AHasher::default();
     unit.len().hash(&mut h);
     for s in unit {
         s.hash(&mut h);

@@ -19,7 +19,7 @@
 
 use super::vocabulary::Vocabulary;
 use super::{Level, Unit};
-use std::collections::hash_map::DefaultHasher;
+use ahash::AHasher;
 use std::hash::{Hash, Hasher};
 
 /// The fingerprint of every unit of a level (see the module documentation).
@@ -28,7 +28,7 @@ pub fn tier0_contexts(units: &[Unit<'_>], level: Level) -> Vec<u64> {
     let mut entities: Vec<(u32, u32)> = Vec::new();
     (0..vocabulary.len())
         .map(|u| {
-            let mut h = DefaultHasher::new();
+            let mut h = AHasher::default();
             (level == Level::Sentence, units.len()).hash(&mut h);
             // Local ids ascend in order of first occurrence; process-wide ids stand for words.
             entities.clear();

@@ -231,10 +231,14 @@ struct Cell {
 }
 
 /// The entity grid of a document: for each unit, its entities with their roles.
+///
+/// The level-wide parts (which stems are entities, how many units mention each) are counted when
+/// the grid is built; a unit's cells when a pair first reads them, so a table of which only a few
+/// pairs are read (the language server's after an edit) reads only those units' mentions.
 #[derive(Debug, Clone, Default)]
 pub struct Grid {
-    /// Cells of each unit, sorted by entity id.
-    units: Vec<Vec<Cell>>,
+    /// Cells of each unit, sorted by entity id (built on first use, [`Grid::cells`]).
+    units: Vec<OnceLock<Vec<Cell>>>,
     /// Per entity: whether it occurs in at least two units.
     salient: Vec<bool>,
     /// Per entity: how many units mention it.
@@ -392,7 +396,9 @@ impl Grid {
     /// nominal mention somewhere in the level, numbered in order of its first one.
     pub(crate) fn counted(units: &[Unit<'_>], vocabulary: &Arc<Vocabulary>) -> Grid {
         let mut grid = Grid {
-            units: Vec::with_capacity(units.len()),
+            units: (0..units.len().min(vocabulary.len()))
+                .map(|_| OnceLock::new())
+                .collect(),
             vocabulary: vocabulary.clone(),
             ..Grid::default()
         };
@@ -407,42 +413,50 @@ impl Grid {
             grid.name.push(stem.is_some_and(|s| s.name));
             grid.stem.push(id);
         }
-        let mut cells: Vec<Cell> = Vec::new();
-        for (u, unit) in units.iter().enumerate() {
-            cells.clear();
-            // Mentions are the sentence's tokens, one for one.
-            for ((_, ids), sentence) in vocabulary.unit(u).zip(unit) {
-                for (m, &id) in mentions(sentence).iter().zip(ids) {
-                    let Some(entity) = vocabulary.stem(id).and_then(|s| s.nominal) else {
-                        continue;
-                    };
-                    cells.push(Cell {
-                        entity,
-                        role: m.role,
-                        definite: m.definite,
-                        indefinite: m.indefinite,
-                    });
-                }
-            }
-            cells.sort_by_key(|c| c.entity);
-            let mut merged: Vec<Cell> = Vec::with_capacity(cells.len());
-            for c in &cells {
-                match merged.last_mut() {
-                    Some(last) if last.entity == c.entity => {
-                        last.role = last.role.max(c.role);
-                        last.definite |= c.definite;
-                        last.indefinite |= c.indefinite;
-                    }
-                    _ => merged.push(Cell {
-                        role: Role::Absent.max(c.role),
-                        ..*c
-                    }),
-                }
-            }
-            grid.units.push(merged);
-        }
         grid.salient = grid.df.iter().map(|&d| d >= 2).collect();
         grid
+    }
+
+    /// The cells of unit `u`, sorted by entity id (empty past the last unit).
+    fn cells(&self, u: usize) -> Option<&[Cell]> {
+        let cells = self.units.get(u)?;
+        Some(cells.get_or_init(|| self.read_cells(u)))
+    }
+
+    /// Reads the cells of unit `u` from its sentences' mentions.
+    fn read_cells(&self, u: usize) -> Vec<Cell> {
+        let vocabulary = &self.vocabulary;
+        let mut cells: Vec<Cell> = Vec::new();
+        // Mentions are the sentence's tokens, one for one.
+        for ((_, ids), sentence) in vocabulary.unit(u).zip(vocabulary.unit_text(u)) {
+            for (m, &id) in mentions(sentence).iter().zip(ids) {
+                let Some(entity) = vocabulary.stem(id).and_then(|s| s.nominal) else {
+                    continue;
+                };
+                cells.push(Cell {
+                    entity,
+                    role: m.role,
+                    definite: m.definite,
+                    indefinite: m.indefinite,
+                });
+            }
+        }
+        cells.sort_by_key(|c| c.entity);
+        let mut merged: Vec<Cell> = Vec::with_capacity(cells.len());
+        for c in &cells {
+            match merged.last_mut() {
+                Some(last) if last.entity == c.entity => {
+                    last.role = last.role.max(c.role);
+                    last.definite |= c.definite;
+                    last.indefinite |= c.indefinite;
+                }
+                _ => merged.push(Cell {
+                    role: Role::Absent.max(c.role),
+                    ..*c
+                }),
+            }
+        }
+        merged
     }
 
     /// Number of units.
@@ -457,7 +471,7 @@ impl Grid {
 
     /// Entities present in both units: (entity, role in `from`, role in `to`, cells).
     fn shared(&self, from: usize, to: usize) -> Vec<(Cell, Cell)> {
-        let (Some(a), Some(b)) = (self.units.get(from), self.units.get(to)) else {
+        let (Some(a), Some(b)) = (self.cells(from), self.cells(to)) else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -479,7 +493,7 @@ impl Grid {
     /// The pair features of the transition `from → to` (see [`feature_names`]).
     pub fn features(&self, from: usize, to: usize) -> [f64; FEATURE_COUNT] {
         let mut f = [0.0; FEATURE_COUNT];
-        let (Some(a), Some(b)) = (self.units.get(from), self.units.get(to)) else {
+        let (Some(a), Some(b)) = (self.cells(from), self.cells(to)) else {
             return f;
         };
         let idx = |r: Role| ROLE_ORDER.iter().position(|&x| x == r).unwrap_or(3);
@@ -793,6 +807,27 @@ mod tests {
         assert!(p.transition(0, 1) > p.transition(1, 2));
         assert_eq!(p.transition(7, 1), 0.0);
         assert!(p.reason(5, 9).shared.is_empty());
+    }
+
+    #[test]
+    fn a_grid_reads_the_mentions_of_the_units_it_is_asked_about_only() {
+        let units = vec![
+            vec!["A parser was written for the Markdown files."],
+            vec!["The parser reads Markdown quickly."],
+            vec!["Bananas grow in warm climates."],
+            vec!["The bananas ripen in the sun."],
+        ];
+        let grid = Grid::build(&units);
+        let features = grid.features(2, 3);
+        let read = grid.units.iter().filter(|c| c.get().is_some()).count();
+        assert_eq!(read, 2);
+        // Counted over the whole level all the same: "parser" is salient (two units).
+        assert_eq!(grid.salient.iter().filter(|&&s| s).count(), 3, "{grid:?}");
+        let full = Grid::build(&units);
+        for u in 0..units.len() {
+            let _ = full.cells(u);
+        }
+        assert_eq!(full.features(2, 3), features);
     }
 
     #[test]

@@ -152,7 +152,7 @@ impl Scorer for Lexical {
 impl Lexical {
     /// The term vector of one unit, memoized per unit text for the whole process (a pure
     /// function of the text and the weighting).
-    fn vector(&self, unit: &Unit<'_>) -> Arc<TermVector> {
+    pub(crate) fn vector(&self, unit: &Unit<'_>) -> Arc<TermVector> {
         static PLAIN: OnceLock<Memo<Arc<TermVector>>> = OnceLock::new();
         static NOUNS: OnceLock<Memo<Arc<TermVector>>> = OnceLock::new();
         let memo = if self.nouns { &NOUNS } else { &PLAIN };

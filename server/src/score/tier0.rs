@@ -20,7 +20,7 @@ use super::cues::{opening_cue, Cue};
 use super::entity_grid::{
     check_model, neutral_model, EntityGrid, EntityGridWeights, GridPairs, LazyTable,
 };
-use super::lexical::{unit_key, Lexical};
+use super::lexical::{unit_key, Lexical, TermVector};
 use super::logistic::{sigmoid, Logistic};
 use super::memo::Memo;
 use super::tokens::tokens;
@@ -148,18 +148,22 @@ impl Tier0 {
         &self.weights
     }
 
-    /// Prepares the concrete table (training reads its features).
+    /// Prepares the concrete table (training reads its features). The level-wide parts (the
+    /// vocabulary, the idf weights, the entity grid's counts) are counted here; what a pair reads
+    /// from each of its two units when the pair is first scored, so a table of which only a few
+    /// pairs are read (the language server's after an edit) costs little more than the counts.
     pub(crate) fn table<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Tier0Pairs<'a> {
         let vocabulary = Vocabulary::of(units);
+        let n = vocabulary.len();
         Tier0Pairs {
-            plain: self.plain.prepare(units, level),
-            nouns: self.nouns.prepare(units, level),
+            scorer: self,
             grid: self.grid.table_with(units, &vocabulary, level),
-            cues: units.iter().map(UnitCues::of).collect(),
-            bags: Bags::build(&vocabulary),
+            idf: idf(&vocabulary),
+            parts: (0..n).map(|_| OnceLock::new()).collect(),
+            vocabulary,
             level,
             model: self.weights.at(level),
-            scores: LazyTable::new(units.len()),
+            scores: LazyTable::new(n),
         }
     }
 }
@@ -249,14 +253,25 @@ impl UnitCues {
 
 /// The combined transition table of one document at one level.
 pub(crate) struct Tier0Pairs<'a> {
-    plain: Box<dyn Pairwise + 'a>,
-    nouns: Box<dyn Pairwise + 'a>,
+    scorer: &'a Tier0,
     grid: GridPairs<'a>,
-    cues: Vec<Arc<UnitCues>>,
-    bags: Bags,
+    /// Per local stem id of `vocabulary`: its inverse unit frequency in the level.
+    idf: Vec<f64>,
+    /// What the features read from each unit, built on first use ([`Tier0Pairs::part`]).
+    parts: Vec<OnceLock<UnitParts>>,
+    vocabulary: Arc<Vocabulary>,
     level: Level,
     model: &'a Logistic,
     scores: LazyTable,
+}
+
+/// What the combined model reads from one unit: its term vectors (plain and noun-weighted), its
+/// cues, and its idf-weighted vectors (whole unit, first and last sentence).
+struct UnitParts {
+    plain: Arc<TermVector>,
+    nouns: Arc<TermVector>,
+    cues: Arc<UnitCues>,
+    bags: Bags,
 }
 
 /// A sparse vector over term ids, sorted by id.
@@ -302,24 +317,29 @@ impl Bag {
     }
 }
 
-/// Content-word vectors weighted by the document's own inverse unit frequency: for each unit,
-/// the whole unit, its first sentence and its last sentence.
+/// A unit's content-word vectors weighted by the document's own inverse unit frequency: the
+/// whole unit, its first sentence and its last sentence.
 #[derive(Debug, Clone, Default)]
 struct Bags {
-    whole: Vec<Bag>,
-    first: Vec<Bag>,
-    last: Vec<Bag>,
+    whole: Bag,
+    first: Bag,
+    last: Bag,
+}
+
+/// The inverse unit frequency of every stem of the level, by local id.
+fn idf(vocabulary: &Vocabulary) -> Vec<f64> {
+    let n = vocabulary.len() as f64;
+    (0..vocabulary.stems() as u32)
+        .map(|id| {
+            let df = vocabulary.stem(id).map_or(1, |s| s.units.max(1));
+            (1.0 + n / f64::from(df)).ln()
+        })
+        .collect()
 }
 
 impl Bags {
-    fn build(vocabulary: &Vocabulary) -> Bags {
-        let n = vocabulary.len() as f64;
-        let idf: Vec<f64> = (0..vocabulary.stems() as u32)
-            .map(|id| {
-                let df = vocabulary.stem(id).map_or(1, |s| s.units.max(1));
-                (1.0 + n / f64::from(df)).ln()
-            })
-            .collect();
+    /// The vectors of unit `u` of `vocabulary`, under the level's `idf` weights.
+    fn of(vocabulary: &Vocabulary, idf: &[f64], u: usize) -> Bags {
         let bag = |words: &mut dyn Iterator<Item = &u32>| {
             Bag::new(
                 words
@@ -327,29 +347,39 @@ impl Bags {
                     .collect(),
             )
         };
-        let mut bags = Bags::default();
-        for u in 0..vocabulary.len() {
-            let sentences: Vec<&[u32]> = vocabulary.unit(u).map(|(_, ids)| ids).collect();
-            bags.whole
-                .push(bag(&mut sentences.iter().copied().flatten()));
-            bags.first
-                .push(bag(&mut sentences.first().copied().into_iter().flatten()));
-            bags.last
-                .push(bag(&mut sentences.last().copied().into_iter().flatten()));
+        let sentences: Vec<&[u32]> = vocabulary.unit(u).map(|(_, ids)| ids).collect();
+        Bags {
+            whole: bag(&mut sentences.iter().copied().flatten()),
+            first: bag(&mut sentences.first().copied().into_iter().flatten()),
+            last: bag(&mut sentences.last().copied().into_iter().flatten()),
         }
-        bags
     }
 }
 
 impl Tier0Pairs<'_> {
+    /// What the features read from unit `u` (`None` past the last unit), read on first use.
+    fn part(&self, u: usize) -> Option<&UnitParts> {
+        let part = self.parts.get(u)?;
+        Some(part.get_or_init(|| {
+            let text = self.vocabulary.unit_text(u);
+            UnitParts {
+                plain: self.scorer.plain.vector(&text),
+                nouns: self.scorer.nouns.vector(&text),
+                cues: UnitCues::of(&text),
+                bags: Bags::of(&self.vocabulary, &self.idf, u),
+            }
+        }))
+    }
+
     /// The pair features of `from → to` (see [`feature_names`]).
     pub(crate) fn features(&self, from: usize, to: usize) -> [f64; FEATURE_COUNT] {
         let mut f = [0.0; FEATURE_COUNT];
-        let (Some(a), Some(b)) = (self.cues.get(from), self.cues.get(to)) else {
+        let (Some(pa), Some(pb)) = (self.part(from), self.part(to)) else {
             return f;
         };
-        let lex = self.plain.transition(from, to);
-        let noun = self.nouns.transition(from, to);
+        let (a, b) = (&pa.cues, &pb.cues);
+        let lex = pa.plain.cosine(&pb.plain);
+        let noun = pa.nouns.cosine(&pb.nouns);
         f[0] = lex;
         f[1] = noun;
         f[2] = self.grid.logit(from, to);
@@ -372,13 +402,9 @@ impl Tier0Pairs<'_> {
         let connective = f[3].max(f[4]).max(f[5]).max(f[6]).max(f[7]);
         f[16] = anaphor * noun;
         f[17] = connective * lex;
-        if let (Some(a), Some(b)) = (self.bags.whole.get(from), self.bags.whole.get(to)) {
-            f[18] = a.cosine(b);
-        }
+        f[18] = pa.bags.whole.cosine(&pb.bags.whole);
         if self.level == Level::Paragraph {
-            if let (Some(a), Some(b)) = (self.bags.last.get(from), self.bags.first.get(to)) {
-                f[19] = a.cosine(b);
-            }
+            f[19] = pa.bags.last.cosine(&pb.bags.first);
         }
         f[20] = lex.sqrt();
         f[21] = f[18].sqrt();
@@ -389,7 +415,7 @@ impl Tier0Pairs<'_> {
 
 impl Pairwise for Tier0Pairs<'_> {
     fn len(&self) -> usize {
-        self.cues.len()
+        self.parts.len()
     }
 
     fn intrusion(&self) -> Option<Vec<Option<f64>>> {
@@ -397,7 +423,7 @@ impl Pairwise for Tier0Pairs<'_> {
     }
 
     fn transition(&self, from: usize, to: usize) -> f64 {
-        if from >= self.cues.len() || to >= self.cues.len() {
+        if from >= self.parts.len() || to >= self.parts.len() {
             return 0.0;
         }
         self.scores.get(from, to, || {
@@ -411,19 +437,19 @@ impl Pairwise for Tier0Pairs<'_> {
     }
 
     fn reason(&self, from: usize, to: usize) -> Reason {
-        if from >= self.cues.len() || to >= self.cues.len() {
+        let (Some(a), Some(b)) = (self.part(from), self.part(to)) else {
             return Reason::default();
-        }
+        };
         let mut shared = self.grid.reason(from, to).shared;
         let mut stems: Vec<String> = shared.iter().map(|s| stem_of(s)).collect();
-        for word in self.nouns.reason(from, to).shared {
+        for word in a.nouns.shared(&b.nouns) {
             let stem = stem_of(&word);
             if !stems.contains(&stem) {
                 stems.push(stem);
                 shared.push(word);
             }
         }
-        let note = match (&self.cues[to].opening, self.cues[from].colon) {
+        let note = match (&b.cues.opening, a.cues.colon) {
             (Some((Cue::Opening, w)), _) => Some(format!(
                 "it opens with ‘{w}’, which usually starts a sequence"
             )),
@@ -512,6 +538,31 @@ mod tests {
                 "{r:?}"
             );
             assert!(p.reason(9, 0).shared.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_table_reads_only_the_units_of_the_pairs_it_scores() {
+        let texts: Vec<String> = (0..40)
+            .map(|i| format!("The parser number {i} reads Markdown file {i}."))
+            .collect();
+        let units: Vec<Unit> = texts.iter().map(|t| vec![t.as_str()]).collect();
+        let s = Tier0::trained();
+        for level in [Level::Sentence, Level::Paragraph] {
+            let lazy = s.table(&units, level);
+            let (score, reason) = (lazy.transition(10, 11), lazy.reason(10, 11));
+            let read = |t: &Tier0Pairs<'_>| t.parts.iter().filter(|p| p.get().is_some()).count();
+            assert_eq!(read(&lazy), 2);
+            // The same score and reason as a table that read every unit first.
+            let full = s.table(&units, level);
+            for i in 0..units.len() {
+                for j in 0..units.len() {
+                    let _ = full.features(i, j);
+                }
+            }
+            assert_eq!(read(&full), units.len());
+            assert_eq!(full.transition(10, 11).to_bits(), score.to_bits());
+            assert_eq!(full.reason(10, 11), reason);
         }
     }
 

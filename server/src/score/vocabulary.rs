@@ -4,10 +4,15 @@
 //!
 //! `tier0`'s fingerprints ([`super::contexts`]), novelty ([`super::novelty`]), the idf vectors of
 //! `tier0` and the entity grid all read these counts. [`Vocabulary::of`] computes them once per
-//! level and keeps the last few, keyed by the exact token lists of the level's sentences (the
-//! memoized [`tokens`], compared by identity while the vocabulary holds them), so the passes of
-//! one analysis share one count, and counting goes through arrays indexed by stem id
-//! ([`super::stems`]) rather than maps keyed by strings.
+//! level and keeps the last few with the text of the level's sentences, so the passes of one
+//! analysis share one count (found again by comparing texts, without hashing or looking up a
+//! single sentence), and counting goes through arrays indexed by stem id ([`super::stems`])
+//! rather than maps keyed by strings. A level counted afresh takes the tokens of the sentences it
+//! shares with a kept level (the longest run of equal sentences at its start and at its end: after
+//! an edit, every sentence but the edited ones; the other level of the same text, all of them)
+//! from that level, and tokenizes ([`tokens`]) only the rest. The tables built from a level
+//! read each unit's text back from it ([`Vocabulary::unit_text`]), so they can be built lazily,
+//! one unit at a time.
 
 use super::tokens::{tokens, Token, WordClass};
 use super::Unit;
@@ -35,6 +40,10 @@ pub(crate) struct Stem {
 pub(crate) struct Vocabulary {
     /// Each sentence's tokens, in level order.
     sentences: Vec<Arc<[Token]>>,
+    /// The text of every sentence, in level order, one after the other.
+    text: String,
+    /// Per sentence: the start of its text in `text` (one more entry, the end).
+    text_start: Vec<u32>,
     /// Per unit: the range of its sentences in `sentences`.
     unit_sentences: Vec<(u32, u32)>,
     /// The local id of every token, in level order.
@@ -54,19 +63,23 @@ pub(crate) struct Vocabulary {
 const KEPT: usize = 4;
 
 impl Vocabulary {
-    /// The vocabulary of `units`, reused when the last few levels counted include one with the
-    /// same sentences.
+    /// The vocabulary of `units`, reused when the last few levels counted include one of the
+    /// same units and sentences.
     pub(crate) fn of(units: &[Unit<'_>]) -> Arc<Vocabulary> {
         static KEPT_VOCABULARIES: OnceLock<Mutex<Vec<Arc<Vocabulary>>>> = OnceLock::new();
         let kept = KEPT_VOCABULARIES.get_or_init(|| Mutex::new(Vec::new()));
-        let sentences: Vec<Arc<[Token]>> = units.iter().flatten().map(|s| tokens(s)).collect();
-        if let Ok(mut kept) = kept.lock() {
-            if let Some(k) = kept.iter().position(|v| v.same_level(units, &sentences)) {
-                let v = kept.remove(k);
-                kept.push(v.clone());
-                return v;
+        let recent: Vec<Arc<Vocabulary>> = match kept.lock() {
+            Ok(mut kept) => {
+                if let Some(k) = kept.iter().position(|v| v.same_level(units)) {
+                    let v = kept.remove(k);
+                    kept.push(v.clone());
+                    return v;
+                }
+                kept.clone()
             }
-        }
+            Err(_) => Vec::new(),
+        };
+        let sentences = shared_tokens(units, &recent);
         let v = Arc::new(Vocabulary::count(units, sentences));
         if let Ok(mut kept) = kept.lock() {
             if kept.len() >= KEPT {
@@ -77,20 +90,36 @@ impl Vocabulary {
         v
     }
 
-    /// Whether this vocabulary was counted from units of these sentences.
-    fn same_level(&self, units: &[Unit<'_>], sentences: &[Arc<[Token]>]) -> bool {
+    /// Whether this vocabulary was counted from these units: the same number of units, of the
+    /// same numbers of sentences, with the same texts.
+    fn same_level(&self, units: &[Unit<'_>]) -> bool {
         self.unit_sentences.len() == units.len()
-            && self.sentences.len() == sentences.len()
+            && self.sentences.len() == units.iter().map(Vec::len).sum::<usize>()
+            && self.text.len() == units.iter().flatten().map(|s| s.len()).sum::<usize>()
             && self
                 .unit_sentences
                 .iter()
                 .zip(units)
                 .all(|(&(a, b), u)| (b - a) as usize == u.len())
-            && self
-                .sentences
+            && units
                 .iter()
-                .zip(sentences)
-                .all(|(a, b)| Arc::ptr_eq(a, b))
+                .flatten()
+                .enumerate()
+                .all(|(k, s)| self.sentence_text(k) == Some(*s))
+    }
+
+    /// The text of sentence `k` of the level.
+    fn sentence_text(&self, k: usize) -> Option<&str> {
+        let (&a, &b) = (self.text_start.get(k)?, self.text_start.get(k + 1)?);
+        self.text.get(a as usize..b as usize)
+    }
+
+    /// The sentences of unit `u`, as the level's units were given.
+    pub(crate) fn unit_text(&self, u: usize) -> Unit<'_> {
+        let (a, b) = self.unit_sentences.get(u).copied().unwrap_or((0, 0));
+        (a..b)
+            .filter_map(|k| self.sentence_text(k as usize))
+            .collect()
     }
 
     fn count(units: &[Unit<'_>], sentences: Vec<Arc<[Token]>>) -> Vocabulary {
@@ -160,6 +189,13 @@ impl Vocabulary {
         v.sentence_ids.push(v.ids.len() as u32);
         v.distinct_start.push(v.distinct.len() as u32);
         v.sentences = sentences;
+        v.text = String::with_capacity(units.iter().flatten().map(|s| s.len()).sum());
+        v.text_start = Vec::with_capacity(v.sentences.len() + 1);
+        for s in units.iter().flatten() {
+            v.text_start.push(v.text.len() as u32);
+            v.text.push_str(s);
+        }
+        v.text_start.push(v.text.len() as u32);
         v
     }
 
@@ -221,8 +257,44 @@ impl Vocabulary {
     }
 }
 
+/// The tokens of every sentence of `units`, in level order: taken from the kept level that shares
+/// the longest runs of equal sentences with them at the start and at the end, the rest tokenized
+/// ([`tokens`]). Tokens are a pure function of the text, so the result is the same either way.
+fn shared_tokens(units: &[Unit<'_>], kept: &[Arc<Vocabulary>]) -> Vec<Arc<[Token]>> {
+    let texts: Vec<&str> = units.iter().flatten().copied().collect();
+    let n = texts.len();
+    // (prefix, suffix) of equal sentences with each kept level, the suffix not overlapping it.
+    let runs = kept.iter().map(|v| {
+        let m = v.sentences.len();
+        let prefix = (0..n.min(m))
+            .take_while(|&k| v.sentence_text(k) == texts.get(k).copied())
+            .count();
+        let suffix = (0..(n - prefix).min(m - prefix))
+            .take_while(|&k| v.sentence_text(m - 1 - k) == texts.get(n - 1 - k).copied())
+            .count();
+        (prefix, suffix, v)
+    });
+    let best = runs.max_by_key(|&(prefix, suffix, _)| prefix + suffix);
+    let mut out: Vec<Arc<[Token]>> = Vec::with_capacity(n);
+    for (k, text) in texts.iter().enumerate() {
+        let reused = best.and_then(|(prefix, suffix, v)| {
+            let m = v.sentences.len();
+            if k < prefix {
+                v.sentences.get(k).cloned()
+            } else if k >= n - suffix {
+                v.sentences.get(m - (n - k)).cloned()
+            } else {
+                None
+            }
+        });
+        out.push(reused.unwrap_or_else(|| tokens(text)));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::tokens::tokenize;
     use super::*;
 
     #[test]
@@ -268,5 +340,53 @@ mod tests {
         let mut other = units.clone();
         other[1] = vec!["Markdown files have titles."];
         assert!(!Arc::ptr_eq(&v, &Vocabulary::of(&other)));
+    }
+
+    #[test]
+    fn a_level_counted_again_after_an_edit_or_grouped_otherwise_counts_as_a_fresh_one() {
+        let units: Vec<Unit> = vec![
+            vec![
+                "Vocabulary test: the lexer splits words.",
+                "The lexer is quick.",
+            ],
+            vec!["Vocabulary test: tokens carry stems."],
+            vec!["Vocabulary test: stems get numbers."],
+        ];
+        let v = Vocabulary::of(&units);
+        assert_eq!(v.unit_text(0), units[0]);
+        assert_eq!(v.unit_text(2), units[2]);
+        assert!(v.unit_text(3).is_empty());
+        let fresh = |units: &[Unit]| {
+            Vocabulary::count(
+                units,
+                units.iter().flatten().map(|s| tokenize(s).into()).collect(),
+            )
+        };
+        let same = |a: &Vocabulary, b: &Vocabulary| {
+            assert_eq!(a.len(), b.len());
+            assert_eq!(a.stems(), b.stems());
+            assert_eq!(a.entities(), b.entities());
+            for u in 0..a.len() {
+                assert_eq!(a.distinct(u), b.distinct(u));
+                assert_eq!(a.unit_text(u), b.unit_text(u));
+            }
+            for id in 0..a.stems() as u32 {
+                let (x, y) = (a.stem(id).copied(), b.stem(id).copied());
+                let key = |s: Option<Stem>| s.map(|s| (s.id, s.units, s.nominal, s.name));
+                assert_eq!(key(x), key(y));
+                assert_eq!(a.surface(id), b.surface(id));
+            }
+        };
+        // One sentence edited: the others' tokens come from the kept level.
+        let mut edited = units.clone();
+        edited[1] = vec!["Vocabulary test: tokens carry their stems."];
+        let e = Vocabulary::of(&edited);
+        assert!(!Arc::ptr_eq(&v, &e));
+        same(&e, &fresh(&edited));
+        // The same sentences grouped otherwise (the other level): all of them do.
+        let whole: Vec<Unit> = vec![edited.iter().flatten().copied().collect()];
+        let w = Vocabulary::of(&whole);
+        assert_eq!(w.len(), 1);
+        same(&w, &fresh(&whole));
     }
 }

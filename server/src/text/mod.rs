@@ -418,40 +418,51 @@ fn finish_section(doc: &mut Document, mut section: Section) {
 /// [`memo::Memo`]): a few times the blocks of a 100,000-word document.
 const MEMO_BLOCKS: usize = 16_384;
 
-/// [`sentence::split`] of a block's clean text, memoized per text for the whole process (the
-/// language server segments the whole document after every keystroke, though one block changed).
-fn sentence_bounds(text: &str) -> std::sync::Arc<[std::ops::Range<usize>]> {
-    static MEMO: std::sync::OnceLock<memo::Memo<std::sync::Arc<[std::ops::Range<usize>]>>> =
-        std::sync::OnceLock::new();
+/// The sentences of a block's clean text ([`sentence::split`]): each one's range in the text,
+/// trimmed, and its clean text (whitespace collapsed), leaving out those with no letter or digit.
+/// Memoized per text for the whole process (the language server segments the whole document
+/// after every keystroke, though one block changed).
+type Bounds = std::sync::Arc<[(std::ops::Range<usize>, Box<str>)]>;
+
+fn sentence_bounds(text: &str) -> Bounds {
+    static MEMO: std::sync::OnceLock<memo::Memo<Bounds>> = std::sync::OnceLock::new();
     MEMO.get_or_init(|| memo::Memo::new(MEMO_BLOCKS))
-        .get_or(text, |t| sentence::split(t).into())
+        .get_or(text, |t| {
+            sentence::split(t)
+                .into_iter()
+                .filter_map(|r| {
+                    let raw = &t[r.clone()];
+                    let lead = raw.len() - raw.trim_start().len();
+                    let trail = raw.len() - raw.trim_end().len();
+                    let (s, e) = (r.start + lead, r.end - trail);
+                    if s >= e {
+                        return None;
+                    }
+                    let clean = collapse_whitespace(&t[s..e]);
+                    if !clean.chars().any(char::is_alphanumeric) {
+                        return None;
+                    }
+                    Some((s..e, clean.into_boxed_str()))
+                })
+                .collect()
+        })
 }
 
 /// Splits a prose block into sentences with source spans.
 pub fn split_prose(prose: &ProseText) -> Vec<Sentence> {
-    let text = prose.text();
-    sentence_bounds(text)
+    sentence_bounds(prose.text())
         .iter()
-        .cloned()
-        .filter_map(|r| {
-            let raw = &text[r.clone()];
-            let lead = raw.len() - raw.trim_start().len();
-            let trail = raw.len() - raw.trim_end().len();
-            let (s, e) = (r.start + lead, r.end - trail);
-            if s >= e {
-                return None;
-            }
-            let clean = collapse_whitespace(&text[s..e]);
-            if !clean.chars().any(char::is_alphanumeric) {
-                return None;
-            }
+        .filter_map(|(r, clean)| {
             // A sentence wholly inside the source of the one before (both inside one piece of
             // markup, such as a code span over several lines) has no source of its own.
-            let span = prose.source_span(s, e);
+            let span = prose.source_span(r.start, r.end);
             if span.is_empty() {
                 return None;
             }
-            Some(Sentence { span, text: clean })
+            Some(Sentence {
+                span,
+                text: clean.to_string(),
+            })
         })
         .collect()
 }
