@@ -60,11 +60,28 @@ struct Doc {
     uri: lsp::Uri,
     lines: Vec<String>,
     version: i32,
+    /// The length the edits keep the document at (its length when opened), in bytes.
+    target: usize,
 }
 
 impl Doc {
+    /// A document as opened, with the text `text`.
+    fn new(uri: lsp::Uri, text: &str) -> Doc {
+        Doc {
+            uri,
+            lines: text.lines().map(str::to_string).collect(),
+            version: 1,
+            target: text.len(),
+        }
+    }
+
     fn text(&self) -> String {
         self.lines.join("\n")
+    }
+
+    /// The length of [`Doc::text`] in bytes.
+    fn len(&self) -> usize {
+        self.lines.iter().map(String::len).sum::<usize>() + self.lines.len().saturating_sub(1)
     }
 
     /// Lines worth editing: long prose lines (no headings, code, tables or list items).
@@ -81,8 +98,11 @@ impl Doc {
             .collect()
     }
 
-    /// A random edit inside one prose line (insert one to three words, or delete a few
-    /// characters), applied to the client's copy; returns the change to send.
+    /// A random edit inside one prose line (insert one to three words, or delete up to 24
+    /// characters), applied to the client's copy; returns the change to send. Edits delete
+    /// whenever the document is longer than when it was opened, so its length stays about the
+    /// same however long the soak runs: the server's memory must stay flat for a workload of
+    /// constant size (a document that keeps growing rightly costs more).
     fn random_edit(
         &mut self,
         rng: &mut Rng,
@@ -94,8 +114,9 @@ impl Doc {
         let col16 = |upto: usize| chars[..upto].iter().map(|c| c.len_utf16()).sum::<usize>() as u32;
         let pos = |c: usize| lsp::Position::new(line as u32, col16(c));
         let at = rng.below(chars.len());
+        let grow = self.len() < self.target && rng.below(10) < 6;
         let (range, text, kept): (lsp::Range, String, Vec<char>) =
-            if rng.below(10) < 6 || chars.len() < 80 {
+            if grow || chars.len() < 80 {
                 let n = 1 + rng.below(3);
                 let inserted: String = (0..n)
                     .map(|_| format!(" {}", words[rng.below(words.len())]))
@@ -105,7 +126,7 @@ impl Doc {
                 kept.extend_from_slice(&chars[at..]);
                 (lsp::Range::new(pos(at), pos(at)), inserted, kept)
             } else {
-                let end = (at + 1 + rng.below(6)).min(chars.len());
+                let end = (at + 1 + rng.below(24)).min(chars.len());
                 let mut kept = chars[..at].to_vec();
                 kept.extend_from_slice(&chars[end..]);
                 (lsp::Range::new(pos(at), pos(end)), String::new(), kept)
@@ -212,11 +233,7 @@ fn soak(cache: Option<&str>, done: impl Fn(usize, Duration) -> bool) -> Soak {
     c.initialize(push_caps(), None, Some(json!({"debounce": 0})));
     let mut docs: Vec<Doc> = documents()
         .into_iter()
-        .map(|(name, text)| Doc {
-            uri: scratch_uri(&name),
-            lines: text.lines().map(str::to_string).collect(),
-            version: 1,
-        })
+        .map(|(name, text)| Doc::new(scratch_uri(&name), &text))
         .collect();
     for d in &docs {
         c.open(&d.uri, "markdown", 1, &d.text());
@@ -250,6 +267,7 @@ fn soak(cache: Option<&str>, done: impl Fn(usize, Duration) -> bool) -> Soak {
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let mut rng = Rng(0x005e_ed0f_5e9e);
     let pid = c.pid();
+    let start_kib = docs.iter().map(Doc::len).sum::<usize>() as f64 / 1024.0;
     let start = Instant::now();
     let start_mib = rss_mib(pid);
     let mut samples: Vec<(usize, f64, f64)> = Vec::new();
@@ -299,12 +317,14 @@ fn soak(cache: Option<&str>, done: impl Fn(usize, Duration) -> bool) -> Soak {
     };
     let p = |v: &mut Vec<f64>, q| percentile(v, q);
     eprintln!(
-        "soak ({}): {} edits in {:.1} min; RSS {:.0} → {:.0} MiB (peak {:.0}); slope after warm-up \
-         {:.2} MiB per 1,000 edits, {:.2} MiB/min; tier 0 edit → diagnostics median {:.0} ms, p95 \
-         {:.0} ms; model stage median {:.0} ms, p95 {:.0} ms",
+        "soak ({}): {} edits in {:.1} min; documents {:.0} → {:.0} KiB; RSS {:.0} → {:.0} MiB (peak \
+         {:.0}); slope after warm-up {:.2} MiB per 1,000 edits, {:.2} MiB/min; tier 0 edit → \
+         diagnostics median {:.0} ms, p95 {:.0} ms; model stage median {:.0} ms, p95 {:.0} ms",
         if tier1 { "tier 1" } else { "tier 0" },
         result.edits,
         result.minutes,
+        start_kib,
+        docs.iter().map(Doc::len).sum::<usize>() as f64 / 1024.0,
         result.start_mib,
         result.end_mib,
         samples.iter().map(|s| s.2).fold(0.0, f64::max),
@@ -329,6 +349,28 @@ fn soak(cache: Option<&str>, done: impl Fn(usize, Duration) -> bool) -> Soak {
 /// The embedding cache's cap: `SEGUE_SOAK_CACHE`, else 1,000 entries.
 fn cache_cap() -> String {
     std::env::var("SEGUE_SOAK_CACHE").unwrap_or_else(|_| "1000".into())
+}
+
+/// The soak's workload has a constant size: however many edits it makes, every document stays
+/// within a few hundred bytes of its length when opened (so memory that grows is the server's).
+#[test]
+fn edits_keep_each_document_at_its_length() {
+    let mut rng = Rng(0x005e_ed0f_5e9e);
+    for (name, text) in documents() {
+        let mut doc = Doc::new(scratch_uri(&name), &text);
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for _ in 0..10_000 {
+            doc.random_edit(&mut rng, &words);
+        }
+        assert_eq!(doc.len(), doc.text().len());
+        let drift = doc.len() as f64 - doc.target as f64;
+        assert!(
+            drift.abs() < 512.0,
+            "{name}: {} bytes after 10,000 edits, {} when opened",
+            doc.len(),
+            doc.target
+        );
+    }
 }
 
 #[test]
