@@ -17,7 +17,20 @@
 //! - `soak_long` (ignored; `tests/soak` runs it in release): the same for `SEGUE_SOAK_MINUTES`
 //!   (default 10); the slope in MiB per minute must stay under 1 MiB/min once the warm-up is
 //!   over. (With the default cache of 16,384 entries, the cache's own filling, up to about 50 MiB,
-//!   shows in a 10-minute slope: set `SEGUE_SOAK_CACHE=16384` to see it.)
+//!   shows in a 10-minute slope: set `SEGUE_SOAK_CACHE=16384` to see it.) Measured with
+//!   `tests/soak` (release, 10 minutes) on the 2-core development machine on 2026-11-25, load
+//!   average 1 to 6 from other builds: 30,376 edits, RSS 159 → 190 MiB, 0.46 MiB per 1,000 edits,
+//!   1.30 MiB/min, so the goal is not met yet. The resident set is flat for three minutes, then
+//!   steps (+9 MiB at about 9,500 edits, +4 MiB at about 21,000), which is how ONNX Runtime's
+//!   CPU arena extends for a larger batch; tier 0 alone (`SEGUE_SOAK_TIER0=1
+//!   SEGUE_SOAK_MINUTES=4`) grows 0.09 MiB per 1,000 edits, about the size of the stems that
+//!   deletions inside words add to the process-wide stem table (`score::stems`, unbounded).
+//!   Slopes per minute grow with the edit rate (11,000 edits a minute at tier 0 in release).
+//!
+//! The edits keep each document at its length when opened (they delete whenever it is longer),
+//! so the workload has a constant size: before, insertions outweighed deletions and the three
+//! documents grew from 99 KiB to over 200 KiB in ten minutes, which made the soak's memory grow
+//! with them (the same release soak measured 0.89 MiB per 1,000 edits, 1.39 MiB/min).
 //!
 //! Set `SEGUE_SOAK_EDITS` to change the short form's length, `SEGUE_SOAK_CACHE` its cache cap,
 //! `SEGUE_SOAK_TIER0=1` to run it without the models, `SEGUE_SOAK_SAMPLES=FILE` to keep the
@@ -115,22 +128,21 @@ impl Doc {
         let pos = |c: usize| lsp::Position::new(line as u32, col16(c));
         let at = rng.below(chars.len());
         let grow = self.len() < self.target && rng.below(10) < 6;
-        let (range, text, kept): (lsp::Range, String, Vec<char>) =
-            if grow || chars.len() < 80 {
-                let n = 1 + rng.below(3);
-                let inserted: String = (0..n)
-                    .map(|_| format!(" {}", words[rng.below(words.len())]))
-                    .collect();
-                let mut kept = chars[..at].to_vec();
-                kept.extend(inserted.chars());
-                kept.extend_from_slice(&chars[at..]);
-                (lsp::Range::new(pos(at), pos(at)), inserted, kept)
-            } else {
-                let end = (at + 1 + rng.below(24)).min(chars.len());
-                let mut kept = chars[..at].to_vec();
-                kept.extend_from_slice(&chars[end..]);
-                (lsp::Range::new(pos(at), pos(end)), String::new(), kept)
-            };
+        let (range, text, kept): (lsp::Range, String, Vec<char>) = if grow || chars.len() < 80 {
+            let n = 1 + rng.below(3);
+            let inserted: String = (0..n)
+                .map(|_| format!(" {}", words[rng.below(words.len())]))
+                .collect();
+            let mut kept = chars[..at].to_vec();
+            kept.extend(inserted.chars());
+            kept.extend_from_slice(&chars[at..]);
+            (lsp::Range::new(pos(at), pos(at)), inserted, kept)
+        } else {
+            let end = (at + 1 + rng.below(24)).min(chars.len());
+            let mut kept = chars[..at].to_vec();
+            kept.extend_from_slice(&chars[end..]);
+            (lsp::Range::new(pos(at), pos(end)), String::new(), kept)
+        };
         self.lines[line] = kept.into_iter().collect();
         lsp::TextDocumentContentChangeEvent {
             range: Some(range),
