@@ -575,19 +575,28 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
     }
     writeln!(
         out,
-        "prose, {} documents, seed {}: findings per 1,000 words of published prose; planted foreign units caught (%)",
+        "prose, {} documents, seed {}: findings per 1,000 words of published prose; planted foreign units caught (%); of the findings on the planted copies, the share on the planted unit (%)",
         docs.len(),
         args.seed
     )?;
     writeln!(
         out,
-        "{:<10}{:<22}{:<8}{:>6}{:>9}{:>6}{:>8}{:>13}{:>13}",
-        "scorer", "group", "sens.", "docs", "words", "finds", "/1000w", "sentence %", "paragraph %"
+        "{:<10}{:<22}{:<8}{:>6}{:>9}{:>6}{:>8}{:>13}{:>13}{:>16}",
+        "scorer",
+        "group",
+        "sens.",
+        "docs",
+        "words",
+        "finds",
+        "/1000w",
+        "sentence %",
+        "paragraph %",
+        "on planted %"
     )?;
     for r in rows {
         writeln!(
             out,
-            "{:<10}{:<22}{:<8}{:>6}{:>9}{:>6}{:>8.2}{:>8.1} /{:>3}{:>8.1} /{:>3}",
+            "{:<10}{:<22}{:<8}{:>6}{:>9}{:>6}{:>8.2}{:>8.1} /{:>3}{:>8.1} /{:>3}{:>9.1} /{:>4}",
             r.scorer,
             r.group,
             format!("{:?}", r.sensitivity).to_lowercase(),
@@ -598,7 +607,9 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
             r.sentence_recall * 100.0,
             r.sentences_planted,
             r.paragraph_recall * 100.0,
-            r.paragraphs_planted
+            r.paragraphs_planted,
+            r.planted_precision * 100.0,
+            r.planted_findings
         )?;
     }
     Ok(0)

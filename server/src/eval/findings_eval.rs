@@ -217,9 +217,9 @@ mod tests {
             "a",
             &[&[
                 "The cat purrs on the mat.",
-                "The cat sleeps on the mat.",
+                "Our cat sleeps on the mat.",
                 "The cat eats fish on the mat.",
-                "The cat hunts mice near the mat.",
+                "This cat hunts mice near the mat.",
             ]],
         );
         let rockets = doc(

@@ -139,6 +139,9 @@ pub struct DocResult {
     pub planted_sentences: (usize, usize),
     /// Planted paragraphs and how many were caught.
     pub planted_paragraphs: (usize, usize),
+    /// Findings on the planted copies (of both levels), and how many of them point at the
+    /// planted unit (land on it, or on the transition out of it).
+    pub planted_findings: (usize, usize),
 }
 
 /// One row of the summary: a group of documents (all, a genre, a format) at one sensitivity.
@@ -166,6 +169,11 @@ pub struct ProseRow {
     pub paragraphs_planted: usize,
     /// Share of planted paragraphs caught.
     pub paragraph_recall: f64,
+    /// Findings on the planted copies.
+    pub planted_findings: usize,
+    /// Share of the findings on the planted copies that point at the planted unit: in a
+    /// document with one real break, how many of the findings a writer reads are about it.
+    pub planted_precision: f64,
 }
 
 /// A finding on a published document, for reading and judging by hand.
@@ -236,20 +244,26 @@ pub fn prose_doc(
                     listed.push(listing(doc, scorer.name(), sensitivity, f));
                 }
             }
+            // Per copy: its level, whether a finding of that level points at the planted unit,
+            // the copy's findings and how many of them point at it.
+            let copies: Vec<(Level, bool, usize, usize)> = planted
+                .iter()
+                .map(|p| {
+                    let found =
+                        findings_with(&p.analysis, p.companion.as_ref(), calibration, sensitivity);
+                    let on = |f: &&Finding| overlaps(f.to, p.span) || overlaps(f.from, p.span);
+                    let caught = found.iter().filter(on).any(|f| f.level == p.level);
+                    (
+                        p.level,
+                        caught,
+                        found.len(),
+                        found.iter().filter(on).count(),
+                    )
+                })
+                .collect();
             let tally = |level: Level| {
-                let at_level: Vec<&Planted> = planted.iter().filter(|p| p.level == level).collect();
-                let caught = at_level
-                    .iter()
-                    .filter(|p| {
-                        let (a, span) = (&p.analysis, p.span);
-                        findings_with(a, p.companion.as_ref(), calibration, sensitivity)
-                            .iter()
-                            .any(|f| {
-                                f.level == level && (overlaps(f.to, span) || overlaps(f.from, span))
-                            })
-                    })
-                    .count();
-                (at_level.len(), caught)
+                let at_level = copies.iter().filter(|c| c.0 == level);
+                (at_level.clone().count(), at_level.filter(|c| c.1).count())
             };
             results.push(DocResult {
                 id: doc.id.clone(),
@@ -260,6 +274,7 @@ pub fn prose_doc(
                 findings: found.len(),
                 planted_sentences: tally(Level::Sentence),
                 planted_paragraphs: tally(Level::Paragraph),
+                planted_findings: copies.iter().fold((0, 0), |(n, on), c| (n + c.2, on + c.3)),
             });
         }
     }
@@ -559,6 +574,7 @@ pub fn summarize(scorer: &str, results: &[DocResult]) -> Vec<ProseRow> {
             };
             let (sentences_planted, sentence_recall) = rate(|r| r.planted_sentences);
             let (paragraphs_planted, paragraph_recall) = rate(|r| r.planted_paragraphs);
+            let (planted_findings, planted_precision) = rate(|r| r.planted_findings);
             ProseRow {
                 scorer: scorer.to_string(),
                 group,
@@ -575,6 +591,8 @@ pub fn summarize(scorer: &str, results: &[DocResult]) -> Vec<ProseRow> {
                 sentence_recall,
                 paragraphs_planted,
                 paragraph_recall,
+                planted_findings,
+                planted_precision,
             }
         })
         .collect();

@@ -234,7 +234,8 @@ pub fn unit_link(unit: &Unit<'_>) -> Option<Cue> {
 /// [`sentence_units`]): adjacent sentences of a paragraph's own running prose. List items and
 /// quotes attached to a paragraph are structure, not prose transitions, and a sentence that does
 /// not end as a sentence does (a lead-in ending in a colon, a heading-like line, a sentence a
-/// block cuts in two) neither leads into nor follows a judged transition.
+/// block cuts in two) neither leads into nor follows a judged transition; nor do sentences inside
+/// a run that open alike ([`super::parallel`]).
 pub fn sentence_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
     let complete = |r: &UnitRef| {
         let Some(para) = doc
@@ -253,22 +254,34 @@ pub fn sentence_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, u
                     .is_some_and(|s| s.ending() == Ending::Complete)
         })
     };
-    adjacent(refs, |a, b| {
+    let pairs = adjacent(refs, |a, b| {
         a.section == b.section && a.paragraph == b.paragraph && complete(a) && complete(b)
+    });
+    super::parallel::without_runs(pairs, |i| {
+        let r = &refs.get(i)?.0;
+        let sentence = doc
+            .sections
+            .get(r.section)?
+            .paragraphs
+            .get(r.paragraph)?
+            .sentences
+            .get(r.sentence?)?;
+        super::parallel::opening(&sentence.text)
     })
 }
 
 /// The paragraph transitions Segue judges, as pairs of indices into `refs` (from
 /// [`paragraph_units`]): adjacent paragraphs of a section, unless either is a list or ends in a
 /// lead-in or an unfinished line (the block or the list it introduces carries the link), or a
-/// skipped block (code, a table) stands between them.
+/// skipped block (code, a table) stands between them, or both are inside a run of paragraphs
+/// that open alike ([`super::parallel`]: the items of an implicit list).
 pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
     let para = |r: &UnitRef| {
         doc.sections
             .get(r.section)
             .and_then(|s| s.paragraphs.get(r.paragraph))
     };
-    adjacent(refs, |a, b| {
+    let pairs = adjacent(refs, |a, b| {
         let (Some(from), Some(to)) = (para(a), para(b)) else {
             return false;
         };
@@ -283,6 +296,10 @@ pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, 
             && !to.after_block
             && complete(from)
             && complete(to)
+    });
+    super::parallel::without_runs(pairs, |i| {
+        let first = para(&refs.get(i)?.0)?.sentences.first()?;
+        super::parallel::opening(&first.text)
     })
 }
 

@@ -23,6 +23,7 @@ pub(crate) use crate::text::memo;
 pub mod novelty;
 pub mod opening;
 pub mod ordering;
+pub mod parallel;
 pub mod precedence;
 pub mod registry;
 mod stems;

@@ -139,6 +139,35 @@ impl ProseText {
         }
     }
 
+    /// The part of the text that stands for source at or after `at`: pieces before `at` are
+    /// left out and a verbatim piece that straddles it is cut there.
+    pub fn from_source(&self, at: usize) -> ProseText {
+        let mut out = ProseText::new();
+        for p in &self.pieces {
+            if p.src.start >= at {
+                let piece = &self.text[p.clean_start..p.clean_start + p.len];
+                out.pieces.push(Piece {
+                    clean_start: out.text.len(),
+                    ..*p
+                });
+                out.text.push_str(piece);
+            } else if p.verbatim && p.src.end > at {
+                let cut = at - p.src.start;
+                let Some(piece) = self.text.get(p.clean_start + cut..p.clean_start + p.len) else {
+                    continue;
+                };
+                out.pieces.push(Piece {
+                    clean_start: out.text.len(),
+                    len: piece.len(),
+                    src: Span::new(at, p.src.end),
+                    verbatim: true,
+                });
+                out.text.push_str(piece);
+            }
+        }
+        out
+    }
+
     fn piece_at(&self, offset: usize) -> Option<&Piece> {
         let idx = self
             .pieces

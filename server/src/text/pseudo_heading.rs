@@ -6,6 +6,9 @@
 //! sentence of the running text. This pass turns it into a [`Block::Heading`]: a paragraph, or
 //! a list of one item, whose whole text is one emphasised span on one line, with at most
 //! [`MAX_WORDS`] words and no final `.`, `,`, `;`, `:` or `!` (a question mark is allowed).
+//! A paragraph that opens with a question in bold (`**` or `__`) and goes on with its answer
+//! (a FAQ's run-in question, `**How does Trio make programs easier to read?** Trio is …`) is
+//! split in two: the question becomes the heading, the answer the paragraph.
 
 use super::{Block, Span};
 
@@ -13,10 +16,11 @@ use super::{Block, Span};
 const MAX_WORDS: usize = 20;
 
 /// Turns emphasised lines in `blocks` (spans into `source`) into headings, one level below the
-/// heading before them.
-pub fn promote(source: &str, blocks: &mut [Block]) {
+/// heading before them, and splits a run-in question off the paragraph it opens.
+pub fn promote(source: &str, blocks: &mut Vec<Block>) {
     let mut level = 1;
-    for i in 0..blocks.len() {
+    let mut i = 0;
+    while i < blocks.len() {
         let lone = lone_line(blocks, i);
         match &blocks[i] {
             Block::Heading { level: l, .. } => level = *l,
@@ -28,11 +32,63 @@ pub fn promote(source: &str, blocks: &mut [Block]) {
                         title,
                         level: level.saturating_add(1).min(6),
                     };
+                } else if let Some((span, title, rest)) = run_in_question(source, &blocks[i]) {
+                    blocks[i] = Block::Heading {
+                        span,
+                        title,
+                        level: level.saturating_add(1).min(6),
+                    };
+                    blocks.insert(i + 1, rest);
+                    i += 1;
                 }
             }
             _ => {}
         }
+        i += 1;
     }
+}
+
+/// A paragraph that opens with an emphasised question and goes on with its answer (a FAQ's
+/// `**How does Trio make programs easier to read?** Trio is based on …`), split into the
+/// question (its span and title, for a heading) and the answer, as the paragraph.
+fn run_in_question(source: &str, block: &Block) -> Option<(Span, String, Block)> {
+    let Block::Prose {
+        span,
+        prose,
+        attach: false,
+        item: false,
+    } = block
+    else {
+        return None;
+    };
+    let raw = span.slice(source);
+    let delimiter = ["**", "__"].into_iter().find(|d| raw.starts_with(d))?;
+    let close = raw[delimiter.len()..].find(delimiter)? + delimiter.len();
+    let inner = raw[delimiter.len()..close].trim();
+    let words = inner.split_whitespace().count();
+    let after = close + delimiter.len();
+    let rest = raw[after..].trim_start();
+    let asks = inner.ends_with('?') && !inner.starts_with(['*', '_']);
+    let answered = raw[after..].starts_with(char::is_whitespace) && !rest.is_empty();
+    if !(asks && answered && (1..=MAX_WORDS).contains(&words)) {
+        return None;
+    }
+    let title = inner.split_whitespace().collect::<Vec<_>>().join(" ");
+    let rest_start = span.start + raw.len() - rest.len();
+    let answer = prose.from_source(rest_start);
+    if answer.is_blank() {
+        return None;
+    }
+    Some((
+        Span::new(span.start, span.start + after),
+        title,
+        Block::Prose {
+            span: Span::new(rest_start, span.end),
+            prose: answer,
+            attach: false,
+            item: false,
+        },
+    ))
 }
 
 /// Whether block `i` is a paragraph, or an item of a list with no other item: an item next to
@@ -132,6 +188,40 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_run_in_question_opens_its_answer() {
+        // As trio's README asks and answers its questions.
+        let md = "# Trio\n\nTrio is a library.\n\n**How does Trio make programs easier to read and reason about than\ncompeting approaches?** Trio is based on a new way of thinking. It is neat.\n\n**Note:** this stays. **Why?** Because.\n";
+        let doc = parse(md, Format::Markdown);
+        assert_eq!(
+            headings(md, Format::Markdown),
+            vec![
+                ("Trio".to_string(), 1),
+                (
+                    "How does Trio make programs easier to read and reason about than competing approaches?"
+                        .to_string(),
+                    2
+                ),
+            ]
+        );
+        let answer = &doc.sections[1].paragraphs[0];
+        let texts: Vec<&str> = answer.sentences.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            vec!["Trio is based on a new way of thinking.", "It is neat."]
+        );
+        assert_eq!(
+            answer.span.slice(md).split_whitespace().next(),
+            Some("Trio")
+        );
+        assert_eq!(
+            answer.sentences[0].span.slice(md),
+            "Trio is based on a new way of thinking."
+        );
+        // A bold label that is not a question stays in its paragraph.
+        assert_eq!(doc.sections[1].paragraphs.len(), 2);
     }
 
     #[test]

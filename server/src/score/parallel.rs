@@ -1,0 +1,129 @@
+//! Parallel openings: units that open alike, one after another, are the items of an implicit
+//! list, not steps of running prose.
+//!
+//! A speech's grievances ("He has refused …", "He has called together …", "He has dissolved …")
+//! or a history's dated entries ("Debian 6.0 Squeeze (February 2011): …", "Debian 7.0 Wheezy (May
+//! 2013): …") follow one another because they are alike, not because each takes up the last one's
+//! words. Where at least [`MIN_RUN`] adjacent units open with the same two words (numbers count
+//! as one word, whatever their digits), the transitions inside that run are not judged, as those
+//! between the items of a marked-up list are not. A unit planted among them breaks the run.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The fewest adjacent units that open alike to make a run: two units opening alike is common
+/// ("It is …", "The …"); three in a row is a pattern the writer chose.
+pub const MIN_RUN: usize = 3;
+
+/// The opening of a unit's first sentence as it counts for a run: its first two words,
+/// lowercased, with every number as `#`. `None` when it has fewer than two words.
+pub fn opening(sentence: &str) -> Option<String> {
+    let mut words = sentence.unicode_words().map(|w| {
+        if w.chars().any(|c| c.is_ascii_digit())
+            && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+        {
+            "#".to_string()
+        } else {
+            w.to_lowercase()
+        }
+    });
+    let (first, second) = (words.next()?, words.next()?);
+    Some(format!("{first} {second}"))
+}
+
+/// `pairs` (adjacent units, as indices) without the pairs inside runs of at least [`MIN_RUN`]
+/// units that open alike (`opening` gives a unit's opening). A run follows pairs that chain (one
+/// pair's later unit is the next pair's earlier unit).
+pub fn without_runs(
+    pairs: Vec<(usize, usize)>,
+    opening: impl Fn(usize) -> Option<String>,
+) -> Vec<(usize, usize)> {
+    let openings: Vec<(Option<String>, Option<String>)> = pairs
+        .iter()
+        .map(|&(a, b)| (opening(a), opening(b)))
+        .collect();
+    // Whether pair k joins two units that open alike.
+    let alike: Vec<bool> = openings
+        .iter()
+        .map(|(a, b)| a.is_some() && a == b)
+        .collect();
+    let mut keep = vec![true; pairs.len()];
+    let mut k = 0;
+    while k < pairs.len() {
+        if !alike[k] {
+            k += 1;
+            continue;
+        }
+        let mut end = k + 1;
+        while end < pairs.len() && alike[end] && pairs[end].0 == pairs[end - 1].1 {
+            end += 1;
+        }
+        // Pairs k..end chain through end - k + 1 units.
+        if end - k + 1 >= MIN_RUN {
+            keep[k..end].iter_mut().for_each(|x| *x = false);
+        }
+        k = end;
+    }
+    pairs
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(p, keep)| keep.then_some(p))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openings_are_two_words_with_numbers_alike() {
+        assert_eq!(
+            opening("He has refused his Assent to Laws.").as_deref(),
+            Some("he has")
+        );
+        assert_eq!(
+            opening("Debian 7.0 Wheezy (May 2013): named for the rubber toy penguin.").as_deref(),
+            Some("debian #")
+        );
+        assert_eq!(
+            opening("Debian 6.0 Squeeze (February 2011).").as_deref(),
+            Some("debian #")
+        );
+        assert_eq!(opening("Done."), None);
+    }
+
+    #[test]
+    fn runs_of_three_alike_are_not_judged() {
+        // As the Declaration of Independence lists its grievances.
+        let units = [
+            "The history of the present King is a history of repeated injuries.",
+            "He has refused his Assent to Laws.",
+            "He has forbidden his Governors to pass Laws.",
+            "He has called together legislative bodies at places unusual.",
+            "In every stage of these Oppressions We have Petitioned for Redress.",
+        ];
+        let pairs: Vec<(usize, usize)> = (1..units.len()).map(|i| (i - 1, i)).collect();
+        let kept = without_runs(pairs.clone(), |i| opening(units[i]));
+        assert_eq!(kept, vec![(0, 1), (3, 4)]);
+        // Two alike are not a run.
+        let two = [units[0], units[1], units[2], units[4]];
+        let pairs3: Vec<(usize, usize)> = (1..two.len()).map(|i| (i - 1, i)).collect();
+        assert_eq!(without_runs(pairs3.clone(), |i| opening(two[i])), pairs3);
+        // A unit planted in the middle breaks the run.
+        let planted = [
+            units[1],
+            units[2],
+            "Penguins waddle across the ice.",
+            units[3],
+        ];
+        let pairs4: Vec<(usize, usize)> = (1..planted.len()).map(|i| (i - 1, i)).collect();
+        assert_eq!(
+            without_runs(pairs4.clone(), |i| opening(planted[i])),
+            pairs4
+        );
+        // A run does not chain across a gap between pairs.
+        assert_eq!(
+            without_runs(vec![(1, 2), (3, 4)], |i| opening(units[i.min(3)])),
+            vec![(1, 2), (3, 4)]
+        );
+    }
+}
