@@ -34,12 +34,20 @@ pub struct CheckArgs {
     #[arg(long)]
     pub scorer: Option<String>,
     /// Project settings file (default: the nearest segue.toml between the first path and the
-    /// repository root). Like any project file, it cannot set ort_dylib or models_dir.
-    #[arg(long)]
+    /// repository root); it must exist. Like any project file, it cannot set ort_dylib or
+    /// models_dir. Unknown keys and bad values in any settings file are errors (exit 2).
+    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Format of stdin and of files with an unknown extension: markdown, rst, latex, plain.
     #[arg(long, value_enum)]
     pub language: Option<LanguageArg>,
+    /// Report findings but exit 0 (a file that cannot be checked still exits 2).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Print only the findings: no summary line, no progress, no start-up lines (nothing at all
+    /// when there are none). Warnings and errors still go to stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `--sensitivity` values.
@@ -83,10 +91,11 @@ fn parse_tier_arg(s: &str) -> Result<TierChoice, String> {
 
 /// Runs `segue check`.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
-    let (mut config, warnings) = Config::layered(&settings_files(&args));
-    for w in warnings {
-        eprintln!("warning: {w}");
+    if args.quiet {
+        super::user::set_verbose(false);
     }
+    let (mut config, issues) = Config::layered(&settings_files(&args)?);
+    super::user::report_issues(&issues)?;
     if let Some(s) = args.sensitivity {
         config.sensitivity = match s {
             SensitivityArg::Low => Sensitivity::Low,
@@ -129,7 +138,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let scorer = reporting_scorer(&set, wanted)?;
     let calibration = Calibration::shipped();
 
-    let progress = progress_bar(inputs.len(), scorer.tier());
+    let progress = if args.quiet {
+        None
+    } else {
+        progress_bar(inputs.len(), scorer.tier())
+    };
     let one = |input: &Input| {
         let result = check_input(
             input,
@@ -163,25 +176,46 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    reporter(args.format, super::stdout_color()).write(&report, &mut out)?;
+    reporter(args.format, super::stdout_color(), args.quiet).write(&report, &mut out)?;
     for f in &report.files {
         if let Some(e) = &f.error {
             eprintln!("error: {}: {e}", f.path);
         }
     }
-    Ok(if report.error_count() > 0 {
+    Ok(exit_code(&report, args.exit_zero))
+}
+
+/// The exit code of a check: [`EXIT_ERROR`] when a file could not be checked, else
+/// [`EXIT_FINDINGS`] when there are findings (unless `exit_zero`), else [`EXIT_CLEAN`].
+fn exit_code(report: &CheckReport, exit_zero: bool) -> u8 {
+    if report.error_count() > 0 {
         EXIT_ERROR
-    } else if report.finding_count() > 0 {
+    } else if report.finding_count() > 0 && !exit_zero {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
-    })
+    }
 }
 
 /// The settings files of a check, lowest first: the user's own file, then the project's (`--config`,
-/// else the nearest `segue.toml` from the first path's folder up to its repository root).
-fn settings_files(args: &CheckArgs) -> Vec<(PathBuf, Origin)> {
+/// else the nearest `segue.toml` from the first path's folder up to its repository root). A
+/// `--config` file that does not exist is an error.
+fn settings_files(args: &CheckArgs) -> anyhow::Result<Vec<(PathBuf, Origin)>> {
     let mut files: Vec<(PathBuf, Origin)> = super::user::user_layer().into_iter().collect();
+    if let Some(path) = &args.config {
+        if !path.exists() {
+            bail!(
+                "the settings file {} given with --config does not exist",
+                path.display()
+            );
+        }
+        if !path.is_file() {
+            bail!(
+                "the settings file {} given with --config is not a file",
+                path.display()
+            );
+        }
+    }
     let project = args.config.clone().or_else(|| {
         let first = args.paths.first()?;
         let start = if first.as_os_str() == "-" {
@@ -197,7 +231,7 @@ fn settings_files(args: &CheckArgs) -> Vec<(PathBuf, Origin)> {
         find_project_file(&start, &repository_root(&start))
     });
     files.extend(project.map(|p| (p, Origin::Project)));
-    files
+    Ok(files)
 }
 
 fn absolute(p: &Path) -> PathBuf {

@@ -16,8 +16,9 @@
 //! a warning (shown once with `window/showMessage`) and the default; resolution never fails.
 
 use super::engine::ContextPolicy;
-use crate::config::sources::read_table;
-use crate::config::{find_project_file, repository_root, Config, Origin, TierChoice};
+use crate::config::{
+    find_project_file, read_settings, repository_root, Config, Issue, IssueKind, Origin, TierChoice,
+};
 use crate::order::reorder::Judge;
 use crate::score::{registry, Scorer, ScorerSet};
 use serde_json::{Map, Value};
@@ -155,11 +156,9 @@ impl SettingsStore {
             self.user = Map::new();
             return Vec::new();
         };
-        let (table, mut warnings) = read_table(path, Origin::User);
-        let (_, w) = Config::resolve(&Value::Object(table.clone()));
-        warnings.extend(w.into_iter().map(|w| format!("{}: {w}", path.display())));
+        let (table, issues) = read_settings(path, Origin::User);
         self.user = table;
-        warnings
+        issues.iter().map(file_warning).collect()
     }
 
     /// Replaces the workspace roots.
@@ -224,10 +223,8 @@ impl SettingsStore {
         merged.extend(self.editor.as_object().cloned().unwrap_or_default());
         if let Some(path) = &file {
             // Without the user-only keys, each dropped with a warning.
-            let (map, w) = read_table(path, Origin::Project);
-            warnings.extend(w);
-            let (_, w) = Config::resolve(&Value::Object(map.clone()));
-            warnings.extend(w.into_iter().map(|w| format!("{}: {w}", path.display())));
+            let (map, issues) = read_settings(path, Origin::Project);
+            warnings.extend(issues.iter().map(file_warning));
             merged.extend(map);
         }
         let (mut config, _) = Config::resolve(&Value::Object(merged));
@@ -336,6 +333,15 @@ impl crate::score::Pairwise for NullPairs {
     }
     fn reason(&self, _from: usize, _to: usize) -> crate::score::Reason {
         crate::score::Reason::default()
+    }
+}
+
+/// The warning shown for an issue in a settings file: in the language server none stops
+/// anything, the setting is left out (the CLI, stricter, stops on them).
+fn file_warning(issue: &Issue) -> String {
+    match issue.kind {
+        IssueKind::UserOnly { .. } => issue.to_string(),
+        _ => format!("segue: {issue}; it is ignored"),
     }
 }
 

@@ -25,6 +25,7 @@ pub mod opening;
 pub mod ordering;
 pub mod precedence;
 pub mod registry;
+pub mod rules;
 mod stems;
 pub mod tier0;
 pub mod tier1;
