@@ -1092,6 +1092,223 @@ fn explain_prints_what_a_rule_means_and_how_to_silence_it() {
     );
 }
 
+/// A paragraph about gardens with one sentence about physics in the middle.
+const OFF_TOPIC_GARDEN: &str = "The garden grows tomatoes in summer. The garden needs water when \
+the garden is dry. Each garden bed holds tomatoes and a row of beans. The garden counts the beans \
+in each bed of the garden. Quantum chromodynamics describes the strong force between quarks. The \
+garden grows when new beds are added to the garden. The garden shrinks when old beds are dug up \
+from the garden.";
+
+/// Runs git in `dir`, failing the test when it fails.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=Segue Test",
+            "-c",
+            "user.email=test@example.com",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The zero-based lines of the findings of the first file of a JSON report.
+fn finding_lines(json: &Value) -> Vec<u64> {
+    json["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["range"]["start"]["line"].as_u64().expect("a line"))
+        .collect()
+}
+
+#[test]
+fn check_diff_reports_only_the_paragraphs_a_change_touched() {
+    let dir = temp_dir();
+    let repo = dir.path();
+    git(repo, &["init", "-q"]);
+    let text = format!("{OFF_TOPIC}\n# Gardens\n\n{OFF_TOPIC_GARDEN}\n");
+    write(repo, "docs/doc.md", text.as_bytes());
+    git(repo, &["add", "docs/doc.md"]);
+    git(repo, &["commit", "-q", "-m", "first"]);
+    let full = check_in(
+        repo,
+        &["--tier", "0", "--format", "json", "docs/doc.md"],
+        None,
+    );
+    assert_eq!(full.code, 1, "{}{}", full.stdout, full.stderr);
+    let lines = finding_lines(&full.json());
+    assert!(
+        lines.contains(&2) && lines.contains(&6),
+        "both paragraphs are flagged: {lines:?}"
+    );
+
+    // Nothing changed: nothing reported, and a clean exit.
+    let unchanged = check_in(
+        repo,
+        &["--tier", "0", "--diff", "HEAD", "docs/doc.md"],
+        None,
+    );
+    assert_eq!(
+        unchanged.code, 0,
+        "{}{}",
+        unchanged.stdout, unchanged.stderr
+    );
+    assert!(unchanged.stdout.contains("No weak transitions in 1 file."));
+
+    // One word changed in the gardens paragraph: only its findings, scored in the whole document.
+    let edited = text.replace("grows tomatoes", "grows red tomatoes");
+    write(repo, "docs/doc.md", edited.as_bytes());
+    let full = check_in(
+        repo,
+        &["--tier", "0", "--format", "json", "docs/doc.md"],
+        None,
+    )
+    .json();
+    let args = [
+        "--tier",
+        "0",
+        "--format",
+        "json",
+        "--diff",
+        "HEAD",
+        "docs/doc.md",
+    ];
+    let run = check_in(repo, &args, None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    let lines = finding_lines(&json);
+    assert!(
+        !lines.is_empty() && lines.iter().all(|&l| l == 6),
+        "{lines:?}"
+    );
+    assert_eq!(json["files"][0]["score"], full["files"][0]["score"]);
+    let kept: Vec<&Value> = full["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["range"]["start"]["line"] == 6)
+        .collect();
+    assert_eq!(
+        json["files"][0]["findings"]
+            .as_array()
+            .map(|a| a.iter().collect::<Vec<_>>()),
+        Some(kept)
+    );
+
+    // From a subfolder, and as a diff on stdin: the same findings.
+    let sub = check_in(
+        &repo.join("docs"),
+        &[
+            "--tier", "0", "--format", "json", "--diff", "HEAD", "doc.md",
+        ],
+        None,
+    );
+    assert_eq!(finding_lines(&sub.json()), lines);
+    let diff = git(repo, &["diff", "HEAD"]);
+    let piped = check_in(
+        repo,
+        &[
+            "--tier",
+            "0",
+            "--format",
+            "json",
+            "--diff",
+            "-",
+            "docs/doc.md",
+        ],
+        Some(diff.as_bytes()),
+    );
+    assert_eq!(piped.code, 1, "{}", piped.stderr);
+    assert_eq!(piped.stdout, run.stdout);
+
+    // Every format: GitHub annotations and SARIF results only on line 7.
+    let github = check_in(
+        repo,
+        &[
+            "--tier",
+            "0",
+            "--format",
+            "github",
+            "--diff",
+            "HEAD",
+            "docs/doc.md",
+        ],
+        None,
+    );
+    assert_eq!(
+        github.stdout.lines().count(),
+        lines.len(),
+        "{}",
+        github.stdout
+    );
+    assert!(
+        github
+            .stdout
+            .lines()
+            .all(|l| l.starts_with("::warning file=docs/doc.md,line=7,")),
+        "{}",
+        github.stdout
+    );
+    let sarif = check_in(
+        repo,
+        &[
+            "--tier",
+            "0",
+            "--format",
+            "sarif",
+            "--diff",
+            "HEAD",
+            "docs/doc.md",
+        ],
+        None,
+    )
+    .json();
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), lines.len());
+    assert!(results
+        .iter()
+        .all(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"] == 7));
+
+    // A file git does not know yet is new: all of it counts as changed.
+    write(repo, "new.md", OFF_TOPIC.as_bytes());
+    let new = check_in(
+        repo,
+        &[
+            "--tier", "0", "--format", "json", "--diff", "HEAD", "new.md",
+        ],
+        None,
+    );
+    assert_eq!(new.code, 1, "{}{}", new.stdout, new.stderr);
+    assert_eq!(finding_lines(&new.json()), [2]);
+
+    // A revision git does not know is an error for the file.
+    let bad = check_in(
+        repo,
+        &["--tier", "0", "--diff", "no-such-rev", "docs/doc.md"],
+        None,
+    );
+    assert_eq!(bad.code, 2, "{}{}", bad.stdout, bad.stderr);
+    assert!(
+        bad.stderr.contains("git diff no-such-rev failed"),
+        "{}",
+        bad.stderr
+    );
+    // stdin cannot be both the diff and a document.
+    let both = check_in(repo, &["--diff", "-", "-"], Some(b""));
+    assert_eq!(both.code, 2);
+}
+
 // ---------------------------------------------------------------------------------------------
 // score and eval
 

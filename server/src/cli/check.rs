@@ -1,5 +1,6 @@
 //! `segue check`: find weak transitions in files, folders and stdin.
 
+use super::diff::Changes;
 use super::report::{reporter, CheckReport, FileResult, Located, OutputFormat, Range};
 use super::scorers::{reporting_scorer, scorers_with};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
@@ -41,6 +42,11 @@ pub struct CheckArgs {
     /// Format of stdin and of files with an unknown extension: markdown, rst, latex, plain.
     #[arg(long, value_enum)]
     pub language: Option<LanguageArg>,
+    /// Report findings only on the paragraphs a change touched: since git revision BASE
+    /// (`git diff --unified=0 BASE` in each file's repository), or in the unified diff read on
+    /// stdin with `--diff -`. Each document is still scored whole.
+    #[arg(long, value_name = "BASE")]
+    pub diff: Option<String>,
     /// Report findings but exit 0 (a file that cannot be checked still exits 2).
     #[arg(long)]
     pub exit_zero: bool,
@@ -103,6 +109,23 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
             SensitivityArg::High => Sensitivity::High,
         };
     }
+    let stdin_diff = match args.diff.as_deref() {
+        Some("-") => {
+            if args.paths.iter().any(|p| p.as_os_str() == "-") {
+                bail!("`--diff -` reads the diff on stdin, so stdin cannot be checked too");
+            }
+            let diff =
+                read_stdin().map_err(|e| anyhow::anyhow!("cannot read the diff on stdin: {e}"))?;
+            Some(super::diff::parse_unified(&diff))
+        }
+        Some(base) => {
+            if args.paths.iter().any(|p| p.as_os_str() == "-") {
+                bail!("`--diff {base}` compares files with git; stdin has no history (use `--diff -` with a diff instead)");
+            }
+            None
+        }
+        None => None,
+    };
     let (inputs, empty) = collect(&args.paths, &config);
     if inputs.is_empty() {
         // Nothing at all to check: say what was there instead.
@@ -144,13 +167,37 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
         progress_bar(inputs.len(), scorer.tier())
     };
     let one = |input: &Input| {
-        let result = check_input(
-            input,
-            args.language.map(Format::from),
-            scorer.as_ref(),
-            &calibration,
-            &config,
-        );
+        let changes = match (input, args.diff.as_deref(), &stdin_diff) {
+            (Input::File(p), _, Some(files)) => Some(Ok(super::diff::changes_for(files, p))),
+            (Input::File(p), Some(base), None) => Some(super::diff::git_changes(base, p)),
+            _ => None,
+        };
+        let result = match changes {
+            Some(Err(e)) => FileResult {
+                path: input_path(input),
+                source: String::new(),
+                findings: Vec::new(),
+                score: None,
+                figures: Vec::new(),
+                error: Some(e.to_string()),
+            },
+            Some(Ok(changes)) => check_input(
+                input,
+                args.language.map(Format::from),
+                scorer.as_ref(),
+                &calibration,
+                &config,
+                Some(&changes),
+            ),
+            None => check_input(
+                input,
+                args.language.map(Format::from),
+                scorer.as_ref(),
+                &calibration,
+                &config,
+                None,
+            ),
+        };
         if let Some(p) = &progress {
             p.inc(1);
         }
@@ -301,12 +348,21 @@ fn sentences_message(n: u64) -> String {
     )
 }
 
+/// The path of an input as reports show it.
+fn input_path(input: &Input) -> String {
+    match input {
+        Input::Stdin => "-".to_string(),
+        Input::File(p) => p.display().to_string(),
+    }
+}
+
 fn check_input(
     input: &Input,
     language: Option<Format>,
     scorer: &dyn Scorer,
     calibration: &Calibration,
     config: &Config,
+    changes: Option<&Changes>,
 ) -> FileResult {
     let (path, source, format) = match input {
         Input::Stdin => (
@@ -334,7 +390,38 @@ fn check_input(
             }
         }
     };
-    check_source(path, source, format, scorer, calibration, config)
+    let mut result = check_source(path, source, format, scorer, calibration, config);
+    if let Some(changes) = changes {
+        let doc = parse(&result.source, format);
+        let index = LineIndex::new(&result.source);
+        let source = &result.source;
+        result
+            .findings
+            .retain(|l| touched(&doc, &index, source, l, changes));
+    }
+    result
+}
+
+/// Whether a change touched the paragraph a finding is reported on (lines of the paragraph
+/// holding the finding's unit; the unit's own lines when no paragraph holds it).
+fn touched(
+    doc: &crate::text::Document,
+    index: &LineIndex,
+    source: &str,
+    located: &Located,
+    changes: &Changes,
+) -> bool {
+    let at = located.finding.to.start;
+    let (first, last) = doc
+        .paragraphs()
+        .find(|p| p.span.start <= at && at < p.span.end.max(p.span.start + 1))
+        .map_or((located.range.start.line, located.range.end.line), |p| {
+            (
+                index.position(source, p.span.start).line,
+                index.position(source, p.span.end).line,
+            )
+        });
+    changes.touches(first as usize + 1, last as usize + 1)
 }
 
 /// Checks one document held in memory.

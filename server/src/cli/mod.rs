@@ -2,6 +2,7 @@
 //! arguments, dispatches, and maps outcomes to exit codes: 0 clean, 1 findings, 2 error.
 
 pub mod check;
+pub mod diff;
 pub mod eval_cmd;
 pub mod explain;
 pub mod models_cmd;
