@@ -165,6 +165,7 @@ fn help_and_version_exit_0() {
         &["check", "--help"],
         &["score", "--help"],
         &["eval", "--help"],
+        &["explain", "--help"],
         &["--version"],
     ] {
         let run = segue(args);
