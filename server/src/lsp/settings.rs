@@ -336,12 +336,16 @@ impl crate::score::Pairwise for NullPairs {
     }
 }
 
-/// The warning shown for an issue in a settings file: in the language server none stops
-/// anything, the setting is left out (the CLI, stricter, stops on them).
+/// The warning shown for an issue in a settings file ("segue: ignored unknown key `sensitivty` in
+/// …/segue.toml line 3, column 1; did you mean `sensitivity`?"): in the language server none
+/// stops anything, the setting is left out (the CLI, stricter, stops on them).
 fn file_warning(issue: &Issue) -> String {
     match issue.kind {
         IssueKind::UserOnly { .. } => issue.to_string(),
-        _ => format!("segue: {issue}; it is ignored"),
+        IssueKind::UnknownKey { .. } | IssueKind::BadValue { .. } => {
+            format!("segue: ignored {issue}")
+        }
+        _ => format!("segue: {issue}"),
     }
 }
 
@@ -370,6 +374,29 @@ mod tests {
         assert_eq!(r.config.sensitivity, Sensitivity::Low);
         assert_eq!(r.config.debounce_ms, 10);
         assert!(w.iter().any(|w| w.contains("colour")), "{w:?}");
+        // A warning, with the file, the place and the closest key when one is close.
+        let file = dir.path().join(FILE_NAME);
+        assert!(
+            w.contains(&format!(
+                "segue: ignored unknown key `colour` in {} line 2, column 1",
+                file.display()
+            )),
+            "{w:?}"
+        );
+        std::fs::write(&file, "sensitivty = \"low\"\n").expect("write");
+        store.invalidate();
+        let (_, w) = store.for_path(Some(&doc));
+        assert_eq!(
+            w,
+            [format!(
+                "segue: ignored unknown key `sensitivty` in {} line 1, column 1; did you mean \
+                 `sensitivity`?",
+                file.display()
+            )]
+        );
+        store.invalidate();
+        std::fs::write(&file, "sensitivity = \"low\"\ncolour = 1\n").expect("write");
+        let _ = store.for_path(Some(&doc));
         // Second lookup: cached, no repeated warnings.
         assert!(store.for_path(Some(&doc)).1.is_empty());
     }
