@@ -165,6 +165,7 @@ fn help_and_version_exit_0() {
         &["check", "--help"],
         &["score", "--help"],
         &["eval", "--help"],
+        &["explain", "--help"],
         &["--version"],
     ] {
         let run = segue(args);
@@ -594,6 +595,190 @@ fn severity_setting_maps_to_notice_and_note() {
     );
 }
 
+#[test]
+fn exit_zero_reports_findings_and_exits_0_but_errors_still_exit_2() {
+    let dir = temp_dir();
+    write(dir.path(), "bad.md", OFF_TOPIC.as_bytes());
+    let run = check_in(dir.path(), &["--exit-zero", "bad.md"], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.starts_with("bad.md:3:")
+            && run.stdout.contains("warning[weak-sentence-transition]"),
+        "{}",
+        run.stdout
+    );
+    let github = check_in(
+        dir.path(),
+        &["--exit-zero", "--format", "github", "bad.md"],
+        None,
+    );
+    assert_eq!(github.code, 0, "{}{}", github.stdout, github.stderr);
+    assert!(github.stdout.starts_with("::warning file=bad.md,"));
+    let missing = check_in(dir.path(), &["--exit-zero", "bad.md", "gone.md"], None);
+    assert_eq!(missing.code, 2, "{}{}", missing.stdout, missing.stderr);
+}
+
+#[test]
+fn quiet_prints_only_the_findings() {
+    let dir = temp_dir();
+    write(dir.path(), "bad.md", OFF_TOPIC.as_bytes());
+    write(dir.path(), "good.md", COHERENT.as_bytes());
+    // (`--tier 0`: without the models, `auto` warns that it falls back to tier 0.)
+    let clean = check_in(dir.path(), &["--quiet", "--tier", "0", "good.md"], None);
+    assert_eq!(clean.code, 0, "{}{}", clean.stdout, clean.stderr);
+    assert_eq!(clean.stdout, "", "nothing on stdout");
+    assert_eq!(clean.stderr, "", "nothing on stderr");
+    let loud = check_in(dir.path(), &["--tier", "0", "bad.md"], None);
+    let quiet = check_in(dir.path(), &["-q", "--tier", "0", "bad.md"], None);
+    assert_eq!(quiet.code, 1, "{}{}", quiet.stdout, quiet.stderr);
+    assert!(
+        quiet.stdout.contains("warning[weak-sentence-transition]"),
+        "{}",
+        quiet.stdout
+    );
+    // The same findings, without the summary line.
+    let summary = loud.stdout.lines().last().expect("a summary line");
+    assert!(
+        summary.starts_with("1 finding in 1 file"),
+        "{}",
+        loud.stdout
+    );
+    assert!(!quiet.stdout.contains(summary), "{}", quiet.stdout);
+    assert_eq!(
+        loud.stdout.strip_suffix(&format!("{summary}\n")),
+        Some(quiet.stdout.as_str())
+    );
+    assert_eq!(quiet.stderr, "");
+    // Warnings still reach stderr.
+    write(dir.path(), "segue.toml", b"models_dir = \"/x\"\n");
+    let warned = check_in(dir.path(), &["-q", "--tier", "0", "good.md"], None);
+    assert_eq!(warned.stdout, "");
+    assert!(
+        warned.stderr.contains("`models_dir` is ignored"),
+        "{}",
+        warned.stderr
+    );
+}
+
+#[test]
+fn without_models_auto_warns_whether_verbose_or_not() {
+    let dir = temp_dir();
+    write(dir.path(), "good.md", COHERENT.as_bytes());
+    for args in [&["check"][..], &["--verbose", "check"], &["check", "-v"]] {
+        let mut all = args.to_vec();
+        all.push("good.md");
+        let run = segue_in(dir.path(), &all, None);
+        assert_eq!(run.code, 0, "{all:?}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.contains("segue: warning: ")
+                && run.stderr.contains("using the built-in (tier 0) scorers"),
+            "{all:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+/// The start-up lines of tier 1 (where each model runs) show only with `--verbose`.
+#[test]
+fn tier1_start_up_lines_only_with_verbose() {
+    if !models_installed() {
+        return;
+    }
+    for (verbose, shown) in [(false, false), (true, true)] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_segue"));
+        cmd.arg("check");
+        if verbose {
+            cmd.arg("-v");
+        }
+        let out = cmd
+            .args(["--tier", "1", "--format", "json", "docs/sample.md"])
+            .current_dir(root())
+            .output()
+            .expect("segue runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert_eq!(stderr.contains("segue: tier 1: "), shown, "{stderr}");
+    }
+}
+
+#[test]
+fn a_missing_config_file_is_an_error_naming_it() {
+    let dir = temp_dir();
+    write(dir.path(), "good.md", COHERENT.as_bytes());
+    let run = check_in(
+        dir.path(),
+        &["--config", "nope/segue.toml", "good.md"],
+        None,
+    );
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("nope/segue.toml") && run.stderr.contains("does not exist"),
+        "{}",
+        run.stderr
+    );
+    let folder = check_in(dir.path(), &["--config", ".", "good.md"], None);
+    assert_eq!(folder.code, 2, "{}", folder.stderr);
+    assert!(folder.stderr.contains("is not a file"), "{}", folder.stderr);
+}
+
+#[test]
+fn unknown_keys_and_bad_values_are_errors_with_the_line_and_closest_key() {
+    let dir = temp_dir();
+    write(dir.path(), "good.md", COHERENT.as_bytes());
+    write(
+        dir.path(),
+        "segue.toml",
+        b"# settings\nformats = [\"markdown\"]\nsensitivty = \"high\"\ndebounce = -5\n",
+    );
+    let run = check_in(dir.path(), &["good.md"], None);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "", "nothing is checked");
+    let file = dir.path().join("segue.toml");
+    let file = file.display();
+    assert!(
+        run.stderr.contains(&format!(
+            "segue: error: unknown key `sensitivty` in {file} line 3, column 1; did you mean \
+             `sensitivity`?"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "segue: error: bad value -5 for `debounce` in {file} line 4, column 12"
+        )),
+        "{}",
+        run.stderr
+    );
+    // The same file given with --config is named as given.
+    let run = check_in(dir.path(), &["--config", "segue.toml", "good.md"], None);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("unknown key `sensitivty` in segue.toml line 3, column 1"),
+        "{}",
+        run.stderr
+    );
+    // Not TOML at all: the place of the mistake.
+    write(
+        dir.path(),
+        "broken.toml",
+        b"tier = 0\nsensitivity = = 1\nseverity = 1\n",
+    );
+    let run = check_in(dir.path(), &["--config", "broken.toml", "good.md"], None);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("broken.toml is not valid TOML: line 2, column"),
+        "{}",
+        run.stderr
+    );
+    // Fixed, the same check runs.
+    write(dir.path(), "segue.toml", b"sensitivity = \"high\"\n");
+    assert_eq!(check_in(dir.path(), &["good.md"], None).code, 0);
+}
+
 /// The SARIF 2.1.0 schema shipped in `tests/fixtures/sarif/`.
 fn sarif_validator() -> jsonschema::Validator {
     let path = root().join("tests/fixtures/sarif/sarif-2.1.0-rtm.5.json");
@@ -842,6 +1027,289 @@ fn snapshot_github_report_of_the_sample() {
     insta::assert_snapshot!("sample_github", run.stdout);
 }
 
+#[test]
+fn explain_prints_what_a_rule_means_and_how_to_silence_it() {
+    let list = segue(&["explain"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    let json = segue(&[
+        "check",
+        "--format",
+        "sarif",
+        "--tier",
+        "0",
+        "docs/sample.md",
+    ])
+    .json();
+    let rules = json["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("SARIF rules")
+        .clone();
+    assert_eq!(rules.len(), 2);
+    for rule in &rules {
+        let code = rule["id"].as_str().expect("a rule id");
+        let summary = rule["shortDescription"]["text"]
+            .as_str()
+            .expect("a summary");
+        assert!(
+            list.stdout
+                .lines()
+                .any(|l| l.starts_with(code) && l.ends_with(summary)),
+            "{}",
+            list.stdout
+        );
+        let run = segue(&["explain", code]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            run.stdout.starts_with(&format!("{code}: {summary}\n")),
+            "{}",
+            run.stdout
+        );
+        for part in ["What it means", "Why it fires", "How to silence it"] {
+            assert!(
+                run.stdout.contains(&format!("\n{part}\n")),
+                "{}",
+                run.stdout
+            );
+        }
+        assert!(run.stdout.contains("segue-disable-next"), "{}", run.stdout);
+        assert!(run.stdout.contains("--exit-zero"), "{}", run.stdout);
+    }
+    let unknown = segue(&["explain", "weak-sentense-transition"]);
+    assert_eq!(unknown.code, 2);
+    assert_eq!(unknown.stdout, "");
+    assert!(
+        unknown.stderr.contains(
+            "unknown rule `weak-sentense-transition`; did you mean `weak-sentence-transition`?"
+        ),
+        "{}",
+        unknown.stderr
+    );
+    assert!(
+        unknown
+            .stderr
+            .contains("weak-sentence-transition, weak-paragraph-transition"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+/// A paragraph about gardens with one sentence about physics in the middle.
+const OFF_TOPIC_GARDEN: &str = "The garden grows tomatoes in summer. The garden needs water when \
+the garden is dry. Each garden bed holds tomatoes and a row of beans. The garden counts the beans \
+in each bed of the garden. Quantum chromodynamics describes the strong force between quarks. The \
+garden grows when new beds are added to the garden. The garden shrinks when old beds are dug up \
+from the garden.";
+
+/// Runs git in `dir`, failing the test when it fails.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=Segue Test",
+            "-c",
+            "user.email=test@example.com",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The zero-based lines of the findings of the first file of a JSON report.
+fn finding_lines(json: &Value) -> Vec<u64> {
+    json["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["range"]["start"]["line"].as_u64().expect("a line"))
+        .collect()
+}
+
+#[test]
+fn check_diff_reports_only_the_paragraphs_a_change_touched() {
+    let dir = temp_dir();
+    let repo = dir.path();
+    git(repo, &["init", "-q"]);
+    let text = format!("{OFF_TOPIC}\n# Gardens\n\n{OFF_TOPIC_GARDEN}\n");
+    write(repo, "docs/doc.md", text.as_bytes());
+    git(repo, &["add", "docs/doc.md"]);
+    git(repo, &["commit", "-q", "-m", "first"]);
+    let full = check_in(
+        repo,
+        &["--tier", "0", "--format", "json", "docs/doc.md"],
+        None,
+    );
+    assert_eq!(full.code, 1, "{}{}", full.stdout, full.stderr);
+    let lines = finding_lines(&full.json());
+    assert!(
+        lines.contains(&2) && lines.contains(&6),
+        "both paragraphs are flagged: {lines:?}"
+    );
+
+    // Nothing changed: nothing reported, and a clean exit.
+    let unchanged = check_in(
+        repo,
+        &["--tier", "0", "--diff", "HEAD", "docs/doc.md"],
+        None,
+    );
+    assert_eq!(
+        unchanged.code, 0,
+        "{}{}",
+        unchanged.stdout, unchanged.stderr
+    );
+    assert!(unchanged.stdout.contains("No weak transitions in 1 file."));
+
+    // One word changed in the gardens paragraph: only its findings, scored in the whole document.
+    let edited = text.replace("grows tomatoes", "grows red tomatoes");
+    write(repo, "docs/doc.md", edited.as_bytes());
+    let full = check_in(
+        repo,
+        &["--tier", "0", "--format", "json", "docs/doc.md"],
+        None,
+    )
+    .json();
+    let args = [
+        "--tier",
+        "0",
+        "--format",
+        "json",
+        "--diff",
+        "HEAD",
+        "docs/doc.md",
+    ];
+    let run = check_in(repo, &args, None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    let lines = finding_lines(&json);
+    assert!(
+        !lines.is_empty() && lines.iter().all(|&l| l == 6),
+        "{lines:?}"
+    );
+    assert_eq!(json["files"][0]["score"], full["files"][0]["score"]);
+    let kept: Vec<&Value> = full["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["range"]["start"]["line"] == 6)
+        .collect();
+    assert_eq!(
+        json["files"][0]["findings"]
+            .as_array()
+            .map(|a| a.iter().collect::<Vec<_>>()),
+        Some(kept)
+    );
+
+    // From a subfolder, and as a diff on stdin: the same findings.
+    let sub = check_in(
+        &repo.join("docs"),
+        &[
+            "--tier", "0", "--format", "json", "--diff", "HEAD", "doc.md",
+        ],
+        None,
+    );
+    assert_eq!(finding_lines(&sub.json()), lines);
+    let diff = git(repo, &["diff", "HEAD"]);
+    let piped = check_in(
+        repo,
+        &[
+            "--tier",
+            "0",
+            "--format",
+            "json",
+            "--diff",
+            "-",
+            "docs/doc.md",
+        ],
+        Some(diff.as_bytes()),
+    );
+    assert_eq!(piped.code, 1, "{}", piped.stderr);
+    assert_eq!(piped.stdout, run.stdout);
+
+    // Every format: GitHub annotations and SARIF results only on line 7.
+    let github = check_in(
+        repo,
+        &[
+            "--tier",
+            "0",
+            "--format",
+            "github",
+            "--diff",
+            "HEAD",
+            "docs/doc.md",
+        ],
+        None,
+    );
+    assert_eq!(
+        github.stdout.lines().count(),
+        lines.len(),
+        "{}",
+        github.stdout
+    );
+    assert!(
+        github
+            .stdout
+            .lines()
+            .all(|l| l.starts_with("::warning file=docs/doc.md,line=7,")),
+        "{}",
+        github.stdout
+    );
+    let sarif = check_in(
+        repo,
+        &[
+            "--tier",
+            "0",
+            "--format",
+            "sarif",
+            "--diff",
+            "HEAD",
+            "docs/doc.md",
+        ],
+        None,
+    )
+    .json();
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), lines.len());
+    assert!(results
+        .iter()
+        .all(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"] == 7));
+
+    // A file git does not know yet is new: all of it counts as changed.
+    write(repo, "new.md", OFF_TOPIC.as_bytes());
+    let new = check_in(
+        repo,
+        &[
+            "--tier", "0", "--format", "json", "--diff", "HEAD", "new.md",
+        ],
+        None,
+    );
+    assert_eq!(new.code, 1, "{}{}", new.stdout, new.stderr);
+    assert_eq!(finding_lines(&new.json()), [2]);
+
+    // A revision git does not know is an error for the file.
+    let bad = check_in(
+        repo,
+        &["--tier", "0", "--diff", "no-such-rev", "docs/doc.md"],
+        None,
+    );
+    assert_eq!(bad.code, 2, "{}{}", bad.stdout, bad.stderr);
+    assert!(
+        bad.stderr.contains("git diff no-such-rev failed"),
+        "{}",
+        bad.stderr
+    );
+    // stdin cannot be both the diff and a document.
+    let both = check_in(repo, &["--diff", "-", "-"], Some(b""));
+    assert_eq!(both.code, 2);
+}
+
 // ---------------------------------------------------------------------------------------------
 // score and eval
 
@@ -865,6 +1333,25 @@ fn score_prints_a_table_and_json() {
         "{}",
         run.stdout
     );
+    // The header names every scorer of the JSON output, each its own word ("lexical" and
+    // "lexical-noun" once ran together).
+    let header = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("from → to"))
+        .expect("a header line");
+    let named: Vec<&str> = header.split_whitespace().skip(3).collect();
+    let json = segue(&["score", "--json", "tests/corpus/nomicon-unwinding.txt"]).json();
+    let scorers: Vec<&str> = json["document"]
+        .as_object()
+        .expect("document scores")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert!(named.contains(&"lexical-noun"), "{header}");
+    let mut sorted = named.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, scorers, "{header}");
 
     let json = segue(&["score", "--json", "tests/corpus/nomicon-unwinding.txt"]).json();
     assert_eq!(json["path"], "tests/corpus/nomicon-unwinding.txt");
@@ -1092,7 +1579,15 @@ fn tier1_check_reports_the_embedding_scorer_and_flags_the_sample() {
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_segue"))
-        .args(["check", "--tier", "1", "--format", "json", "docs/sample.md"])
+        .args([
+            "check",
+            "--verbose",
+            "--tier",
+            "1",
+            "--format",
+            "json",
+            "docs/sample.md",
+        ])
         .current_dir(root())
         .output()
         .expect("segue runs");
@@ -1127,7 +1622,7 @@ fn a_plain_check_loads_the_models_and_tier0_does_not() {
         (&["--scorer", "tier0"][..], "tier0", false),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_segue"))
-            .arg("check")
+            .args(["check", "--verbose"])
             .args(args)
             .args(["--format", "json", "docs/sample.md"])
             .current_dir(root())

@@ -117,6 +117,14 @@ fn write_through_a_symlink_rewrites_the_target_and_keeps_the_link() {
 
     let run = reorder_write(&link, &[]);
     assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "{}: reordered the paragraphs of section 1\n",
+            link.display()
+        ),
+        "{run:?}"
+    );
     let meta = std::fs::symlink_metadata(&link).unwrap();
     assert!(meta.file_type().is_symlink(), "the link became a file");
     assert_eq!(

@@ -426,7 +426,7 @@ fn doctor_and_verify_report_the_installed_model() {
 fn tier_1_adds_the_embedding_scorer_to_score_and_eval() {
     need_model!();
     let (code, out, err) = segue_env(
-        &["score", "--tier", "1", "--json", DOC],
+        &["score", "--verbose", "--tier", "1", "--json", DOC],
         &[("SEGUE_DEVICE", "cpu")],
     );
     assert_eq!(code, 0, "{out}{err}");

@@ -89,7 +89,7 @@ fn a_tier1_check_writes_nothing_under_home() {
     let doc = tempfile::tempdir().expect("tempdir");
     std::fs::write(doc.path().join("a.md"), TEXT).expect("write");
     let out = isolated(env!("CARGO_BIN_EXE_segue"), home.path())
-        .args(["check", "--tier", "1", "a.md"])
+        .args(["check", "--verbose", "--tier", "1", "a.md"])
         .current_dir(doc.path())
         .output()
         .expect("segue runs");
@@ -109,7 +109,14 @@ fn a_tier1_check_opens_no_network_socket_and_resolves_no_name() {
     let out = isolated("strace", home.path())
         .args(["-f", "-e", "trace=network", "-o"])
         .arg(&trace)
-        .args([env!("CARGO_BIN_EXE_segue"), "check", "--tier", "1", "a.md"])
+        .args([
+            env!("CARGO_BIN_EXE_segue"),
+            "check",
+            "--verbose",
+            "--tier",
+            "1",
+            "a.md",
+        ])
         .current_dir(doc.path())
         .output()
         .expect("strace runs");

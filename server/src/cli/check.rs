@@ -1,5 +1,6 @@
 //! `segue check`: find weak transitions in files, folders and stdin.
 
+use super::diff::Changes;
 use super::report::{reporter, CheckReport, FileResult, Located, OutputFormat, Range};
 use super::scorers::{reporting_scorer, scorers_with};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
@@ -34,12 +35,25 @@ pub struct CheckArgs {
     #[arg(long)]
     pub scorer: Option<String>,
     /// Project settings file (default: the nearest segue.toml between the first path and the
-    /// repository root). Like any project file, it cannot set ort_dylib or models_dir.
-    #[arg(long)]
+    /// repository root); it must exist. Like any project file, it cannot set ort_dylib or
+    /// models_dir. Unknown keys and bad values in any settings file are errors (exit 2).
+    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Format of stdin and of files with an unknown extension: markdown, rst, latex, plain.
     #[arg(long, value_enum)]
     pub language: Option<LanguageArg>,
+    /// Report findings only on the paragraphs a change touched: since git revision BASE
+    /// (`git diff --unified=0 BASE` in each file's repository), or in the unified diff read on
+    /// stdin with `--diff -`. Each document is still scored whole.
+    #[arg(long, value_name = "BASE")]
+    pub diff: Option<String>,
+    /// Report findings but exit 0 (a file that cannot be checked still exits 2).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Print only the findings: no summary line, no progress, no start-up lines (nothing at all
+    /// when there are none). Warnings and errors still go to stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `--sensitivity` values.
@@ -83,10 +97,11 @@ fn parse_tier_arg(s: &str) -> Result<TierChoice, String> {
 
 /// Runs `segue check`.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
-    let (mut config, warnings) = Config::layered(&settings_files(&args));
-    for w in warnings {
-        eprintln!("warning: {w}");
+    if args.quiet {
+        super::user::set_verbose(false);
     }
+    let (mut config, issues) = Config::layered(&settings_files(&args)?);
+    super::user::report_issues(&issues)?;
     if let Some(s) = args.sensitivity {
         config.sensitivity = match s {
             SensitivityArg::Low => Sensitivity::Low,
@@ -94,6 +109,23 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
             SensitivityArg::High => Sensitivity::High,
         };
     }
+    let stdin_diff = match args.diff.as_deref() {
+        Some("-") => {
+            if args.paths.iter().any(|p| p.as_os_str() == "-") {
+                bail!("`--diff -` reads the diff on stdin, so stdin cannot be checked too");
+            }
+            let diff =
+                read_stdin().map_err(|e| anyhow::anyhow!("cannot read the diff on stdin: {e}"))?;
+            Some(super::diff::parse_unified(&diff))
+        }
+        Some(base) => {
+            if args.paths.iter().any(|p| p.as_os_str() == "-") {
+                bail!("`--diff {base}` compares files with git; stdin has no history (use `--diff -` with a diff instead)");
+            }
+            None
+        }
+        None => None,
+    };
     let (inputs, empty) = collect(&args.paths, &config);
     if inputs.is_empty() {
         // Nothing at all to check: say what was there instead.
@@ -129,15 +161,43 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let scorer = reporting_scorer(&set, wanted)?;
     let calibration = Calibration::shipped();
 
-    let progress = progress_bar(inputs.len(), scorer.tier());
+    let progress = if args.quiet {
+        None
+    } else {
+        progress_bar(inputs.len(), scorer.tier())
+    };
     let one = |input: &Input| {
-        let result = check_input(
-            input,
-            args.language.map(Format::from),
-            scorer.as_ref(),
-            &calibration,
-            &config,
-        );
+        let changes = match (input, args.diff.as_deref(), &stdin_diff) {
+            (Input::File(p), _, Some(files)) => Some(Ok(super::diff::changes_for(files, p))),
+            (Input::File(p), Some(base), None) => Some(super::diff::git_changes(base, p)),
+            _ => None,
+        };
+        let result = match changes {
+            Some(Err(e)) => FileResult {
+                path: input_path(input),
+                source: String::new(),
+                findings: Vec::new(),
+                score: None,
+                figures: Vec::new(),
+                error: Some(e.to_string()),
+            },
+            Some(Ok(changes)) => check_input(
+                input,
+                args.language.map(Format::from),
+                scorer.as_ref(),
+                &calibration,
+                &config,
+                Some(&changes),
+            ),
+            None => check_input(
+                input,
+                args.language.map(Format::from),
+                scorer.as_ref(),
+                &calibration,
+                &config,
+                None,
+            ),
+        };
         if let Some(p) = &progress {
             p.inc(1);
         }
@@ -163,25 +223,46 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    reporter(args.format, super::stdout_color()).write(&report, &mut out)?;
+    reporter(args.format, super::stdout_color(), args.quiet).write(&report, &mut out)?;
     for f in &report.files {
         if let Some(e) = &f.error {
             eprintln!("error: {}: {e}", f.path);
         }
     }
-    Ok(if report.error_count() > 0 {
+    Ok(exit_code(&report, args.exit_zero))
+}
+
+/// The exit code of a check: [`EXIT_ERROR`] when a file could not be checked, else
+/// [`EXIT_FINDINGS`] when there are findings (unless `exit_zero`), else [`EXIT_CLEAN`].
+fn exit_code(report: &CheckReport, exit_zero: bool) -> u8 {
+    if report.error_count() > 0 {
         EXIT_ERROR
-    } else if report.finding_count() > 0 {
+    } else if report.finding_count() > 0 && !exit_zero {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
-    })
+    }
 }
 
 /// The settings files of a check, lowest first: the user's own file, then the project's (`--config`,
-/// else the nearest `segue.toml` from the first path's folder up to its repository root).
-fn settings_files(args: &CheckArgs) -> Vec<(PathBuf, Origin)> {
+/// else the nearest `segue.toml` from the first path's folder up to its repository root). A
+/// `--config` file that does not exist is an error.
+fn settings_files(args: &CheckArgs) -> anyhow::Result<Vec<(PathBuf, Origin)>> {
     let mut files: Vec<(PathBuf, Origin)> = super::user::user_layer().into_iter().collect();
+    if let Some(path) = &args.config {
+        if !path.exists() {
+            bail!(
+                "the settings file {} given with --config does not exist",
+                path.display()
+            );
+        }
+        if !path.is_file() {
+            bail!(
+                "the settings file {} given with --config is not a file",
+                path.display()
+            );
+        }
+    }
     let project = args.config.clone().or_else(|| {
         let first = args.paths.first()?;
         let start = if first.as_os_str() == "-" {
@@ -197,7 +278,7 @@ fn settings_files(args: &CheckArgs) -> Vec<(PathBuf, Origin)> {
         find_project_file(&start, &repository_root(&start))
     });
     files.extend(project.map(|p| (p, Origin::Project)));
-    files
+    Ok(files)
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -267,12 +348,21 @@ fn sentences_message(n: u64) -> String {
     )
 }
 
+/// The path of an input as reports show it.
+fn input_path(input: &Input) -> String {
+    match input {
+        Input::Stdin => "-".to_string(),
+        Input::File(p) => p.display().to_string(),
+    }
+}
+
 fn check_input(
     input: &Input,
     language: Option<Format>,
     scorer: &dyn Scorer,
     calibration: &Calibration,
     config: &Config,
+    changes: Option<&Changes>,
 ) -> FileResult {
     let (path, source, format) = match input {
         Input::Stdin => (
@@ -300,7 +390,38 @@ fn check_input(
             }
         }
     };
-    check_source(path, source, format, scorer, calibration, config)
+    let mut result = check_source(path, source, format, scorer, calibration, config);
+    if let Some(changes) = changes {
+        let doc = parse(&result.source, format);
+        let index = LineIndex::new(&result.source);
+        let source = &result.source;
+        result
+            .findings
+            .retain(|l| touched(&doc, &index, source, l, changes));
+    }
+    result
+}
+
+/// Whether a change touched the paragraph a finding is reported on (lines of the paragraph
+/// holding the finding's unit; the unit's own lines when no paragraph holds it).
+fn touched(
+    doc: &crate::text::Document,
+    index: &LineIndex,
+    source: &str,
+    located: &Located,
+    changes: &Changes,
+) -> bool {
+    let at = located.finding.to.start;
+    let (first, last) = doc
+        .paragraphs()
+        .find(|p| p.span.start <= at && at < p.span.end.max(p.span.start + 1))
+        .map_or((located.range.start.line, located.range.end.line), |p| {
+            (
+                index.position(source, p.span.start).line,
+                index.position(source, p.span.end).line,
+            )
+        });
+    changes.touches(first as usize + 1, last as usize + 1)
 }
 
 /// Checks one document held in memory.

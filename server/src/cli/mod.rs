@@ -2,7 +2,9 @@
 //! arguments, dispatches, and maps outcomes to exit codes: 0 clean, 1 findings, 2 error.
 
 pub mod check;
+pub mod diff;
 pub mod eval_cmd;
+pub mod explain;
 pub mod models_cmd;
 pub mod reorder_cmd;
 pub mod report;
@@ -21,6 +23,10 @@ pub struct Cli {
     /// Where the tier 1 runtime and models are (global options).
     #[command(flatten)]
     pub models: user::ModelFlags,
+    /// Print tier 1's start-up lines on stderr (where each model runs). Warnings and errors are
+    /// printed either way.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -45,6 +51,8 @@ pub enum Command {
     Serve(crate::lsp::ServeArgs),
     /// Print the settings keys (`--schema`: as a JSON Schema, for editor clients).
     Settings(SettingsArgs),
+    /// Explain a rule: what it means, why it fires, how to silence it (no rule: list them).
+    Explain(explain::ExplainArgs),
     /// Measure score percentiles on edited prose and write the calibration file.
     #[command(hide = true)]
     Calibrate(eval_cmd::CalibrateArgs),
@@ -75,6 +83,7 @@ pub fn main() -> ExitCode {
         }
     };
     user::set_flags(cli.models);
+    user::set_verbose(cli.verbose);
     let result = match cli.command {
         Command::Check(args) => check::run(args),
         Command::Score(args) => score_cmd::run(args),
@@ -84,6 +93,7 @@ pub fn main() -> ExitCode {
         Command::Models(args) => models_cmd::run(args),
         Command::Doctor(args) => models_cmd::doctor(args),
         Command::Settings(args) => settings(args),
+        Command::Explain(args) => explain::run(args),
         Command::Calibrate(args) => eval_cmd::calibrate(args),
         Command::Train(args) => eval_cmd::train(args),
     };

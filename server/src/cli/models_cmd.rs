@@ -74,7 +74,7 @@ impl From<DeviceArg> for Device {
 
 /// Runs `segue models …`.
 pub fn run(args: ModelsArgs) -> anyhow::Result<u8> {
-    let options = super::user::model_options(super::user::user_config());
+    let options = super::user::model_options(super::user::user_config()?);
     match args.action {
         ModelsAction::Install { gpu, no_gpu, force } => install(&options, gpu, no_gpu, force),
         ModelsAction::List => list(&options),
@@ -205,7 +205,7 @@ const SMOKE: [&str; 8] = [
 /// Runs `segue doctor`: where the runtime and model come from, the provider, the files, and a
 /// one-batch smoke test with timings.
 pub fn doctor(args: DoctorArgs) -> anyhow::Result<u8> {
-    let mut options = super::user::model_options(super::user::user_config());
+    let mut options = super::user::model_options(super::user::user_config()?);
     if let Some(d) = args.device {
         options.device = d.into();
     }

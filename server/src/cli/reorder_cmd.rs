@@ -51,6 +51,49 @@ fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
+/// What a rewrite reordered, in words, numbered as `--section` and `--paragraph` count (from 1,
+/// paragraphs over the whole document): "the paragraphs of section 2", "the paragraphs of
+/// sections 1, 3 and 4", "the sentences of paragraph 7".
+fn reordered(doc: &Document, containers: &[Container]) -> String {
+    let mut sections = Vec::new();
+    let mut paragraphs = Vec::new();
+    for c in containers {
+        match *c {
+            Container::Section(s) => sections.push(s + 1),
+            Container::Paragraph { section, paragraph } => {
+                let before: usize = doc
+                    .sections
+                    .iter()
+                    .take(section)
+                    .map(|s| s.paragraphs.len())
+                    .sum();
+                paragraphs.push(before + paragraph + 1);
+            }
+        }
+    }
+    let phrase = |units: &str, container: &str, mut numbers: Vec<usize>| {
+        numbers.sort_unstable();
+        numbers.dedup();
+        let listed: Vec<String> = numbers.iter().map(usize::to_string).collect();
+        match listed.as_slice() {
+            [] => None,
+            [one] => Some(format!("the {units} of {container} {one}")),
+            [rest @ .., last] => Some(format!(
+                "the {units} of {container}s {} and {last}",
+                rest.join(", ")
+            )),
+        }
+    };
+    [
+        phrase("paragraphs", "section", sections),
+        phrase("sentences", "paragraph", paragraphs),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" and ")
+}
+
 /// The containers a run looks at.
 fn containers(doc: &Document, args: &ReorderArgs) -> anyhow::Result<Vec<Container>> {
     if let Some(n) = args.section {
@@ -166,10 +209,11 @@ fn run_with(args: ReorderArgs, before_check: &mut dyn FnMut()) -> anyhow::Result
             Method::Renamed => String::new(),
             Method::InPlace(reason) => format!(", written in place ({reason})"),
         };
+        let containers: Vec<Container> = proposals.iter().map(|p| p.container).collect();
         eprintln!(
             "{}: reordered {}{note}",
             args.path.display(),
-            count(proposals.len(), "container")
+            reordered(&doc, &containers)
         );
         return Ok(0);
     }
@@ -276,6 +320,54 @@ fn verify_permutation(before: &str, after: &str, p: &Proposal) -> anyhow::Result
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_rewrite_names_what_it_reordered() {
+        use super::{reordered, Container};
+        let doc = crate::text::parse(
+            "# A\n\nOne. Two.\n\nThree.\n\n# B\n\nFour. Five.\n\nSix.\n",
+            crate::text::Format::Markdown,
+        );
+        assert_eq!(
+            reordered(&doc, &[Container::Section(1)]),
+            "the paragraphs of section 2"
+        );
+        assert_eq!(
+            reordered(
+                &doc,
+                &[
+                    Container::Section(2),
+                    Container::Section(0),
+                    Container::Section(1)
+                ]
+            ),
+            "the paragraphs of sections 1, 2 and 3"
+        );
+        // Paragraphs count over the whole document, as `--paragraph` does.
+        let sentences = Container::Paragraph {
+            section: doc.sections.len() - 1,
+            paragraph: 0,
+        };
+        let n: usize = doc
+            .sections
+            .iter()
+            .rev()
+            .skip(1)
+            .map(|s| s.paragraphs.len())
+            .sum();
+        assert_eq!(
+            reordered(&doc, &[sentences]),
+            format!("the sentences of paragraph {}", n + 1)
+        );
+        assert_eq!(
+            reordered(&doc, &[Container::Section(0), sentences]),
+            format!(
+                "the paragraphs of section 1 and the sentences of paragraph {}",
+                n + 1
+            )
+        );
+    }
+
     use super::*;
     use crate::order::reorder::{unit_extents, Change, Container};
     use crate::text::{parse, Format};

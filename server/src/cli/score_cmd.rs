@@ -21,6 +21,17 @@ pub struct ScoreArgs {
     pub json: bool,
 }
 
+/// The width of the table's score columns: 12, or two more than the longest scorer name, so
+/// that the right-aligned names in the header never run into each other.
+fn column_width<'a>(names: impl IntoIterator<Item = &'a str>) -> usize {
+    names
+        .into_iter()
+        .map(|n| n.chars().count() + 2)
+        .max()
+        .unwrap_or(0)
+        .max(12)
+}
+
 /// Runs `segue score`.
 pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
     let (file, doc) = read_document(&args.path)?;
@@ -75,9 +86,10 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
         doc.sentences().count(),
         doc.paragraphs().count()
     );
+    let width = column_width(analyses.iter().map(|a| a.scorer));
     let header: Vec<String> = analyses
         .iter()
-        .map(|a| format!("{:>12}", a.scorer))
+        .map(|a| format!("{:>width$}", a.scorer))
         .collect();
     for level in [Level::Sentence, Level::Paragraph] {
         let Some(first) = analyses.first() else { break };
@@ -90,7 +102,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
         for (i, t) in first.at(level).iter().enumerate() {
             let cells: Vec<String> = analyses
                 .iter()
-                .map(|a| format!("{:>12.3}", a.at(level)[i].score))
+                .map(|a| format!("{:>width$.3}", a.at(level)[i].score))
                 .collect();
             println!(
                 "{:<22}{}",
@@ -101,7 +113,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
     }
     let docs: Vec<String> = analyses
         .iter()
-        .map(|a| format!("{:>12.3}", a.document_score()))
+        .map(|a| format!("{:>width$.3}", a.document_score()))
         .collect();
     println!("\n{:<22}{}", "document", docs.join(""));
     for a in &analyses {
@@ -110,4 +122,19 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::column_width;
+
+    #[test]
+    fn header_names_stay_apart() {
+        let names = ["lexical", "lexical-noun", "a-very-long-scorer-name"];
+        let width = column_width(names);
+        assert_eq!(width, 25);
+        let header: String = names.iter().map(|n| format!("{n:>width$}")).collect();
+        assert_eq!(header.split_whitespace().collect::<Vec<_>>(), names);
+        assert_eq!(column_width(["tier0"]), 12);
+    }
 }

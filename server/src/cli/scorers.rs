@@ -17,20 +17,26 @@ use std::sync::Arc;
 pub fn scorers_for(tier: TierChoice) -> anyhow::Result<ScorerSet> {
     scorers_with(
         tier,
-        &super::user::model_options(super::user::user_config()),
+        &super::user::model_options(super::user::user_config()?),
     )
 }
 
 /// The scorers available for a tier choice: tier 0 always; with `auto` or `1` also the tier-1
-/// scorers when the encoder loads ([`crate::score::registry::add_models`]; one line on stderr per
-/// model says where it runs). `auto` without a working model falls back to tier 0 with a warning
-/// on stderr; `1` without one is an error naming the fix.
+/// scorers when the encoder loads ([`crate::score::registry::add_models`]; with `--verbose`, one
+/// line on stderr per model says where it runs; its warnings are always shown). `auto` without a
+/// working model falls back to tier 0 with a warning on stderr; `1` without one is an error naming
+/// the fix.
 pub fn scorers_with(tier: TierChoice, options: &ModelOptions) -> anyhow::Result<ScorerSet> {
     let mut set = ScorerSet::builtin();
     if tier == TierChoice::Builtin {
         return Ok(set);
     }
-    match registry::add_models(&mut set, options, &|line| eprintln!("segue: {line}")) {
+    let log = |line: String| {
+        if super::user::verbose() || registry::is_warning(&line) {
+            eprintln!("segue: {line}");
+        }
+    };
+    match registry::add_models(&mut set, options, &log) {
         Ok(()) => Ok(set),
         Err(e) if tier == TierChoice::Auto => {
             eprintln!("segue: warning: {e}; using the built-in (tier 0) scorers");

@@ -5,9 +5,10 @@
 //! set them.
 
 use crate::config::sources::existing_user_config_file;
-use crate::config::{Config, Origin};
+use crate::config::{Config, Issue, Origin};
 use crate::model::ModelOptions;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// Where the tier 1 runtime and models are, from the command line. Global options: they may be
@@ -24,7 +25,44 @@ pub struct ModelFlags {
 }
 
 static FLAGS: OnceLock<ModelFlags> = OnceLock::new();
-static USER: OnceLock<Config> = OnceLock::new();
+static USER: OnceLock<Result<Config, String>> = OnceLock::new();
+static VERBOSE: AtomicBool = AtomicBool::new(false);
+
+/// Records whether this run is verbose (`--verbose`): whether tier 1's start-up lines (where each
+/// model runs) are printed.
+pub fn set_verbose(verbose: bool) {
+    VERBOSE.store(verbose, Ordering::Relaxed);
+}
+
+/// Whether this run is verbose.
+pub fn verbose() -> bool {
+    VERBOSE.load(Ordering::Relaxed)
+}
+
+/// Prints the settings issues on stderr, errors and warnings, and fails when one is an error:
+/// on the command line an unknown key or a bad value stops the run, whatever file it is in.
+pub fn report_issues(issues: &[Issue]) -> anyhow::Result<()> {
+    let mut errors = 0;
+    for issue in issues {
+        if issue.is_error() {
+            errors += 1;
+            eprintln!("segue: error: {issue}");
+        } else {
+            eprintln!("segue: warning: {issue}");
+        }
+    }
+    if errors > 0 {
+        anyhow::bail!(
+            "{} in the settings; `segue settings` lists the keys and their values",
+            if errors == 1 {
+                "1 error".to_string()
+            } else {
+                format!("{errors} errors")
+            }
+        );
+    }
+    Ok(())
+}
 
 /// Records the flags of this run (once, before the subcommand runs). Relative paths are taken
 /// from the current folder, where the user typed them.
@@ -42,18 +80,17 @@ pub fn user_layer() -> Option<(PathBuf, Origin)> {
 }
 
 /// The settings of the user file alone (the defaults when there is none). Read once per run; its
-/// warnings go to stderr.
-pub fn user_config() -> &'static Config {
-    USER.get_or_init(|| {
+/// issues go to stderr, and an error among them ([`report_issues`]) fails every call.
+pub fn user_config() -> anyhow::Result<&'static Config> {
+    let config = USER.get_or_init(|| {
         let Some(layer) = user_layer() else {
-            return Config::default();
+            return Ok(Config::default());
         };
-        let (config, warnings) = Config::layered(&[layer]);
-        for w in warnings {
-            eprintln!("warning: {w}");
-        }
-        config
-    })
+        let (config, issues) = Config::layered(&[layer]);
+        report_issues(&issues).map_err(|e| e.to_string())?;
+        Ok(config)
+    });
+    config.as_ref().map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Model options for settings `config`: the flags, then `config`'s paths (which only the user's

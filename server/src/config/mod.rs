@@ -2,10 +2,12 @@
 //!
 //! Settings come from the user's own `segue.toml` (in the platform config directory), a project's
 //! `segue.toml` (the nearest one between the checked path and the project root) and, in the
-//! language server, from the editor. All use the same keys; [`Config::resolve`] turns raw
-//! key/value pairs into a [`Config`], collecting a warning for every unknown key or bad value and
-//! keeping the default for it. Resolution never fails. [`sources`] decides what each source may
-//! set: the keys that name code or models to load come from the user only.
+//! language server, from the editor. All use the same keys; [`Config::resolve_issues`] turns raw
+//! key/value pairs into a [`Config`], collecting an [`Issue`] for every unknown key (with the
+//! closest valid key) or bad value and keeping the default for it; [`read_settings`] adds the
+//! file, line and column. Resolution never fails: the language server shows the issues as
+//! warnings, the CLI stops on them ([`Issue::is_error`]). [`sources`] decides what each source
+//! may set: the keys that name code or models to load come from the user only.
 
 use crate::text::Format;
 use serde::Serialize;
@@ -42,8 +44,10 @@ impl Sensitivity {
     pub const ALL: [Sensitivity; 3] = [Sensitivity::Low, Sensitivity::Medium, Sensitivity::High];
 }
 
+pub mod issue;
 pub mod sources;
 
+pub use issue::{Issue, IssueKind, Place};
 pub use sources::{find_project_file, repository_root, user_config_file, Origin, USER_ONLY_KEYS};
 
 /// The name of the project settings file.
@@ -196,21 +200,30 @@ pub fn schema() -> serde_json::Value {
 
 impl Config {
     /// Resolves raw settings (a JSON object, as editors send them; TOML is converted first).
-    /// Returns the settings and one warning per unknown key or bad value.
+    /// Returns the settings and one warning per unknown key or bad value (see [`Config::resolve_issues`]).
     pub fn resolve(raw: &serde_json::Value) -> (Config, Vec<String>) {
+        let (cfg, issues) = Config::resolve_issues(raw);
+        (cfg, issues.iter().map(|i| format!("segue: {i}")).collect())
+    }
+
+    /// Resolves raw settings (a JSON object). Returns the settings and one [`Issue`] (without a
+    /// file or place) per unknown key or bad value, whose default is kept. Resolution never fails.
+    pub fn resolve_issues(raw: &serde_json::Value) -> (Config, Vec<Issue>) {
         let mut cfg = Config::default();
-        let mut warnings = Vec::new();
+        let mut issues = Vec::new();
         let Some(map) = raw.as_object() else {
             if !raw.is_null() {
-                warnings.push("segue settings must be an object; using defaults".to_string());
+                issues.push(Issue::new(IssueKind::NotATable));
             }
-            return (cfg, warnings);
+            return (cfg, issues);
         };
         for (key, value) in map {
             let bad = |expected: &str| {
-                format!(
-                    "segue: bad value {value} for `{key}` (expected {expected}); using the default"
-                )
+                Issue::new(IssueKind::BadValue {
+                    key: key.clone(),
+                    value: value.to_string(),
+                    expected: expected.to_string(),
+                })
             };
             match key.as_str() {
                 "formats" => match value.as_array().map(|a| {
@@ -219,22 +232,20 @@ impl Config {
                         .collect::<Option<Vec<_>>>()
                 }) {
                     Some(Some(f)) => cfg.formats = f,
-                    _ => {
-                        warnings.push(bad("a list of \"markdown\", \"rst\", \"latex\", \"plain\""))
-                    }
+                    _ => issues.push(bad("a list of \"markdown\", \"rst\", \"latex\", \"plain\"")),
                 },
                 "sensitivity" => match value.as_str() {
                     Some("low") => cfg.sensitivity = Sensitivity::Low,
                     Some("medium") => cfg.sensitivity = Sensitivity::Medium,
                     Some("high") => cfg.sensitivity = Sensitivity::High,
-                    _ => warnings.push(bad("\"low\", \"medium\" or \"high\"")),
+                    _ => issues.push(bad("\"low\", \"medium\" or \"high\"")),
                 },
                 "severity" => match value.as_str() {
                     Some("error") => cfg.severity = Severity::Error,
                     Some("warning") => cfg.severity = Severity::Warning,
                     Some("information" | "info") => cfg.severity = Severity::Information,
                     Some("hint") => cfg.severity = Severity::Hint,
-                    _ => warnings.push(bad("\"error\", \"warning\", \"information\" or \"hint\"")),
+                    _ => issues.push(bad("\"error\", \"warning\", \"information\" or \"hint\"")),
                 },
                 "tier" => match value
                     .as_str()
@@ -244,17 +255,17 @@ impl Config {
                     .and_then(parse_tier)
                 {
                     Some(t) => cfg.tier = t,
-                    None => warnings.push(bad("\"auto\", \"0\" or \"1\"")),
+                    None => issues.push(bad("\"auto\", \"0\" or \"1\"")),
                 },
                 "device" => match value.as_str() {
                     Some("auto") => cfg.device = Device::Auto,
                     Some("cpu") => cfg.device = Device::Cpu,
                     Some("cuda") => cfg.device = Device::Cuda,
-                    _ => warnings.push(bad("\"auto\", \"cpu\" or \"cuda\"")),
+                    _ => issues.push(bad("\"auto\", \"cpu\" or \"cuda\"")),
                 },
                 "debounce" => match value.as_u64().filter(|&ms| ms <= 60_000) {
                     Some(ms) => cfg.debounce_ms = ms,
-                    None => warnings.push(bad("milliseconds from 0 to 60000")),
+                    None => issues.push(bad("milliseconds from 0 to 60000")),
                 },
                 "ignore" => match value.as_array().map(|a| {
                     a.iter()
@@ -263,18 +274,18 @@ impl Config {
                 }) {
                     Some(Some(globs)) => {
                         match globs.iter().find(|g| globset::Glob::new(g).is_err()) {
-                            Some(g) => warnings.push(format!(
-                                "segue: bad glob `{g}` in `ignore`; ignoring the setting"
-                            )),
+                            Some(g) => {
+                                issues.push(Issue::new(IssueKind::BadGlob { glob: g.clone() }))
+                            }
                             None => cfg.ignore = globs,
                         }
                     }
-                    _ => warnings.push(bad("a list of glob patterns")),
+                    _ => issues.push(bad("a list of glob patterns")),
                 },
                 "scorer" => match value.as_str() {
                     Some(s) => cfg.scorer = Some(s.to_string()),
                     None if value.is_null() => cfg.scorer = None,
-                    None => warnings.push(bad("a scorer name")),
+                    None => issues.push(bad("a scorer name")),
                 },
                 "ort_dylib" | "models_dir" => {
                     let path = match value.as_str() {
@@ -284,42 +295,42 @@ impl Config {
                         None => None,
                     };
                     match (key.as_str(), path) {
-                        (_, Some(None)) => warnings.push(bad(
+                        (_, Some(None)) => issues.push(bad(
                             "an absolute path, or one starting with `~/`; a relative path would \
                              depend on the folder Segue runs in",
                         )),
                         ("ort_dylib", Some(Some(p))) => cfg.ort_dylib = p,
                         (_, Some(Some(p))) => cfg.models_dir = p,
-                        (_, None) => warnings.push(bad("a path")),
+                        (_, None) => issues.push(bad("a path")),
                     }
                 }
-                _ => warnings.push(format!("segue: unknown setting `{key}`; it is ignored")),
+                _ => issues.push(Issue::new(IssueKind::UnknownKey {
+                    key: key.clone(),
+                    suggestion: issue::closest(key, KEYS.iter().map(|(k, _, _)| *k)),
+                })),
             }
         }
-        (cfg, warnings)
+        (cfg, issues)
     }
 
-    /// Reads and resolves a `segue.toml` written by `origin` (see [`sources::read_table`]: a
-    /// project file cannot set the [`USER_ONLY_KEYS`]). A file that cannot be read or parsed gives
-    /// the defaults and a warning.
-    pub fn load(path: &Path, origin: Origin) -> (Config, Vec<String>) {
+    /// Reads and resolves a `segue.toml` written by `origin` (see [`read_settings`]). A file that
+    /// cannot be read or parsed gives the defaults and an issue.
+    pub fn load(path: &Path, origin: Origin) -> (Config, Vec<Issue>) {
         Config::layered(&[(path.to_path_buf(), origin)])
     }
 
     /// Reads settings files in order, later ones winning key by key, and resolves the result.
-    /// Each file's warnings name it.
-    pub fn layered(files: &[(PathBuf, Origin)]) -> (Config, Vec<String>) {
+    /// Each file's issues name it and, when known, the line and column.
+    pub fn layered(files: &[(PathBuf, Origin)]) -> (Config, Vec<Issue>) {
         let mut merged = serde_json::Map::new();
-        let mut warnings = Vec::new();
+        let mut issues = Vec::new();
         for (path, origin) in files {
-            let (table, w) = sources::read_table(path, *origin);
-            warnings.extend(w);
-            let (_, w) = Config::resolve(&serde_json::Value::Object(table.clone()));
-            warnings.extend(w.into_iter().map(|w| format!("{}: {w}", path.display())));
+            let (table, i) = read_settings(path, *origin);
+            issues.extend(i);
             merged.extend(table);
         }
         let (cfg, _) = Config::resolve(&serde_json::Value::Object(merged));
-        (cfg, warnings)
+        (cfg, issues)
     }
 
     /// Whether `format` is enabled.
@@ -337,6 +348,35 @@ impl Config {
         }
         b.build().unwrap_or_else(|_| globset::GlobSet::empty())
     }
+}
+
+/// Reads a `segue.toml` written by `origin` ([`sources::read_table`]: a project file cannot set
+/// the [`USER_ONLY_KEYS`]) and checks its settings ([`Config::resolve_issues`]). Returns the raw
+/// settings (to merge with other layers) and every issue, each naming the file and, when known,
+/// the line and column of the key (unknown keys) or of the value (bad values).
+pub fn read_settings(
+    path: &Path,
+    origin: Origin,
+) -> (serde_json::Map<String, serde_json::Value>, Vec<Issue>) {
+    let (table, mut issues) = sources::read_table(path, origin);
+    let (_, resolved) = Config::resolve_issues(&serde_json::Value::Object(table.settings.clone()));
+    issues.extend(resolved.into_iter().map(|mut issue| {
+        let key = match &issue.kind {
+            IssueKind::UnknownKey { key, .. } => Some((key.as_str(), false)),
+            IssueKind::BadValue { key, .. } => Some((key.as_str(), true)),
+            IssueKind::BadGlob { .. } => Some(("ignore", true)),
+            _ => None,
+        };
+        issue.place = key.and_then(|(key, value)| {
+            table
+                .places
+                .get(key)
+                .map(|&(k, v)| if value { v } else { k })
+        });
+        issue.file = Some(path.to_path_buf());
+        issue
+    }));
+    (table.settings, issues)
 }
 
 fn parse_format(s: &str) -> Option<Format> {
@@ -423,16 +463,66 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
         std::fs::write(&path, "sensitivity = \"low\"\ndebounce = -5\n").unwrap();
-        let (cfg, warnings) = Config::load(&path, Origin::Project);
+        let (cfg, issues) = Config::load(&path, Origin::Project);
         assert_eq!(cfg.sensitivity, Sensitivity::Low);
-        assert_eq!(warnings.len(), 1);
-        assert_eq!(find_project_file(dir.path(), dir.path()), Some(path));
-        std::fs::write(dir.path().join(FILE_NAME), "not = [toml").unwrap();
+        assert_eq!(issues.len(), 1);
         assert_eq!(
-            Config::load(&dir.path().join(FILE_NAME), Origin::Project)
-                .1
-                .len(),
-            1
+            issues[0].place,
+            Some(Place {
+                line: 2,
+                column: 12
+            })
+        );
+        assert_eq!(
+            find_project_file(dir.path(), dir.path()),
+            Some(path.clone())
+        );
+        std::fs::write(&path, "sensitivity = \"low\"\nnot = [toml").unwrap();
+        let (_, issues) = Config::load(&path, Origin::Project);
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert!(matches!(issues[0].kind, IssueKind::Syntax(_)), "{issues:?}");
+        assert_eq!(issues[0].place.map(|p| p.line), Some(2));
+        let (_, issues) = Config::load(&dir.path().join("missing.toml"), Origin::Project);
+        assert!(
+            matches!(issues[0].kind, IssueKind::Unreadable(_)),
+            "{issues:?}"
+        );
+    }
+
+    #[test]
+    fn file_issues_name_the_line_and_the_closest_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(
+            &path,
+            "# Segue\ntier = 0\nsensitivty = \"high\"\nseverity = \"loud\"\nignore = [\"a[\"]\n",
+        )
+        .unwrap();
+        let (settings, issues) = read_settings(&path, Origin::Project);
+        assert_eq!(settings.len(), 4);
+        let messages: Vec<String> = issues.iter().map(ToString::to_string).collect();
+        assert_eq!(issues.len(), 3, "{messages:?}");
+        assert!(issues.iter().all(Issue::is_error));
+        let shown = path.display();
+        assert!(
+            messages.contains(&format!(
+                "unknown key `sensitivty` in {shown} line 3, column 1; did you mean `sensitivity`?"
+            )),
+            "{messages:?}"
+        );
+        assert!(
+            messages.contains(&format!(
+            "bad value \"loud\" for `severity` in {shown} line 4, column 12 (expected \"error\", \
+             \"warning\", \"information\" or \"hint\")"
+        )),
+            "{messages:?}"
+        );
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.starts_with("bad glob `a[` in `ignore` in ")
+                    && m.contains("line 5, column 10")),
+            "{messages:?}"
         );
     }
 
@@ -466,16 +556,17 @@ mod tests {
             "ort_dylib = \"/tmp/evil.so\"\nsensitivity = \"low\"\n",
         )
         .unwrap();
-        let (cfg, warnings) = Config::layered(&[(user, Origin::User), (project, Origin::Project)]);
+        let (cfg, issues) = Config::layered(&[(user, Origin::User), (project, Origin::Project)]);
         assert_eq!(
             cfg.ort_dylib,
             Some(PathBuf::from("/opt/ort/libonnxruntime.so"))
         );
         assert_eq!(cfg.sensitivity, Sensitivity::Low);
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(issues.len(), 1, "{issues:?}");
         assert!(
-            warnings[0].contains("`ort_dylib` is ignored"),
-            "{warnings:?}"
+            issues[0].to_string().contains("`ort_dylib` is ignored"),
+            "{issues:?}"
         );
+        assert!(!issues[0].is_error());
     }
 }

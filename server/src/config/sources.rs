@@ -12,9 +12,12 @@
 //! root ([`find_project_file`]): the workspace folder in the language server, the repository (the
 //! nearest folder holding `.git`) for the CLI, else the starting folder alone.
 
+use super::issue::{Issue, IssueKind, Place};
 use super::FILE_NAME;
 use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use toml::Spanned;
 
 /// Who wrote a settings file, which decides what it may set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,43 +125,73 @@ pub fn user_only_warning(path: &Path, key: &str) -> String {
     )
 }
 
-/// Reads a `segue.toml` as a table of raw settings. From a [`Origin::Project`] file the
-/// [`USER_ONLY_KEYS`] are removed, each with a warning. A file that cannot be read or parsed
-/// gives an empty table and a warning. Warnings name the file.
-pub fn read_table(path: &Path, origin: Origin) -> (Map<String, Value>, Vec<String>) {
+/// A settings file read as a table of raw settings, with where each top-level key and value
+/// starts in it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    /// The settings, as JSON values.
+    pub settings: Map<String, Value>,
+    /// Per key: where the key starts and where its value starts.
+    pub places: HashMap<String, (Place, Place)>,
+}
+
+/// Reads a `segue.toml` as a [`Table`]. From a [`Origin::Project`] file the [`USER_ONLY_KEYS`]
+/// are removed, each with an [`IssueKind::UserOnly`] issue. A file that cannot be read or parsed
+/// gives an empty table and an issue. Issues name the file (and the place, when known).
+pub fn read_table(path: &Path, origin: Origin) -> (Table, Vec<Issue>) {
+    let issue = |kind, place| Issue {
+        file: Some(path.to_path_buf()),
+        place,
+        kind,
+    };
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
             return (
-                Map::new(),
-                vec![format!("segue: cannot read {}: {e}", path.display())],
+                Table::default(),
+                vec![issue(IssueKind::Unreadable(e.to_string()), None)],
             )
         }
     };
-    let value = match toml::from_str::<toml::Value>(&text) {
-        Ok(v) => serde_json::to_value(v).unwrap_or(Value::Null),
+    let spanned = match toml::from_str::<BTreeMap<Spanned<String>, Spanned<toml::Value>>>(&text) {
+        Ok(v) => v,
         Err(e) => {
+            let place = e.span().map(|s| Place::of(&text, s.start));
+            // The parser's first line repeats the place; its message is the rest.
+            let message = e.message().to_string();
             return (
-                Map::new(),
-                vec![format!("segue: {} is not valid TOML: {e}", path.display())],
-            )
+                Table::default(),
+                vec![issue(IssueKind::Syntax(message), place)],
+            );
         }
     };
-    let Value::Object(mut map) = value else {
-        return (
-            Map::new(),
-            vec![format!("{}: expected a table of settings", path.display())],
+    let mut table = Table::default();
+    for (key, value) in spanned {
+        let places = (
+            Place::of(&text, key.span().start),
+            Place::of(&text, value.span().start),
         );
-    };
-    let mut warnings = Vec::new();
+        let key = key.into_inner();
+        let value = serde_json::to_value(value.into_inner()).unwrap_or(Value::Null);
+        table.places.insert(key.clone(), places);
+        table.settings.insert(key, value);
+    }
+    let mut issues = Vec::new();
     if origin == Origin::Project {
         for (key, _) in USER_ONLY_KEYS {
-            if map.remove(*key).is_some() {
-                warnings.push(user_only_warning(path, key));
+            if table.settings.remove(*key).is_some() {
+                let place = table.places.get(*key).map(|p| p.0);
+                issues.push(issue(
+                    IssueKind::UserOnly {
+                        key: (*key).to_string(),
+                        message: user_only_warning(path, key),
+                    },
+                    place,
+                ));
             }
         }
     }
-    (map, warnings)
+    (table, issues)
 }
 
 #[cfg(test)]
@@ -174,8 +207,9 @@ mod tests {
             "ort_dylib = \"/tmp/evil.so\"\nmodels_dir = \"../x\"\nsensitivity = \"low\"\n",
         )
         .unwrap();
-        let (table, warnings) = read_table(&path, Origin::Project);
-        assert_eq!(table.keys().collect::<Vec<_>>(), ["sensitivity"]);
+        let (table, issues) = read_table(&path, Origin::Project);
+        assert_eq!(table.settings.keys().collect::<Vec<_>>(), ["sensitivity"]);
+        let warnings: Vec<String> = issues.iter().map(ToString::to_string).collect();
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(
             warnings[0].contains("`ort_dylib` is ignored"),
@@ -183,9 +217,21 @@ mod tests {
         );
         assert!(warnings[0].contains("SEGUE_ORT_DYLIB"), "{warnings:?}");
         assert!(warnings[1].contains("--models-dir"), "{warnings:?}");
-        let (table, warnings) = read_table(&path, Origin::User);
-        assert_eq!(table.len(), 3);
-        assert!(warnings.is_empty());
+        assert!(issues.iter().all(|i| !i.is_error()), "{issues:?}");
+        assert_eq!(issues[1].place, Some(Place { line: 2, column: 1 }));
+        let (table, issues) = read_table(&path, Origin::User);
+        assert_eq!(table.settings.len(), 3);
+        assert!(issues.is_empty());
+        assert_eq!(
+            table.places.get("sensitivity"),
+            Some(&(
+                Place { line: 3, column: 1 },
+                Place {
+                    line: 3,
+                    column: 15
+                }
+            ))
+        );
     }
 
     #[test]

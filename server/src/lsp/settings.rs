@@ -16,8 +16,9 @@
 //! a warning (shown once with `window/showMessage`) and the default; resolution never fails.
 
 use super::engine::ContextPolicy;
-use crate::config::sources::read_table;
-use crate::config::{find_project_file, repository_root, Config, Origin, TierChoice};
+use crate::config::{
+    find_project_file, read_settings, repository_root, Config, Issue, IssueKind, Origin, TierChoice,
+};
 use crate::order::reorder::Judge;
 use crate::score::{registry, Scorer, ScorerSet};
 use serde_json::{Map, Value};
@@ -155,11 +156,9 @@ impl SettingsStore {
             self.user = Map::new();
             return Vec::new();
         };
-        let (table, mut warnings) = read_table(path, Origin::User);
-        let (_, w) = Config::resolve(&Value::Object(table.clone()));
-        warnings.extend(w.into_iter().map(|w| format!("{}: {w}", path.display())));
+        let (table, issues) = read_settings(path, Origin::User);
         self.user = table;
-        warnings
+        issues.iter().map(file_warning).collect()
     }
 
     /// Replaces the workspace roots.
@@ -224,10 +223,8 @@ impl SettingsStore {
         merged.extend(self.editor.as_object().cloned().unwrap_or_default());
         if let Some(path) = &file {
             // Without the user-only keys, each dropped with a warning.
-            let (map, w) = read_table(path, Origin::Project);
-            warnings.extend(w);
-            let (_, w) = Config::resolve(&Value::Object(map.clone()));
-            warnings.extend(w.into_iter().map(|w| format!("{}: {w}", path.display())));
+            let (map, issues) = read_settings(path, Origin::Project);
+            warnings.extend(issues.iter().map(file_warning));
             merged.extend(map);
         }
         let (mut config, _) = Config::resolve(&Value::Object(merged));
@@ -339,6 +336,19 @@ impl crate::score::Pairwise for NullPairs {
     }
 }
 
+/// The warning shown for an issue in a settings file ("segue: ignored unknown key `sensitivty` in
+/// …/segue.toml line 3, column 1; did you mean `sensitivity`?"): in the language server none
+/// stops anything, the setting is left out (the CLI, stricter, stops on them).
+fn file_warning(issue: &Issue) -> String {
+    match issue.kind {
+        IssueKind::UserOnly { .. } => issue.to_string(),
+        IssueKind::UnknownKey { .. } | IssueKind::BadValue { .. } => {
+            format!("segue: ignored {issue}")
+        }
+        _ => format!("segue: {issue}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,6 +374,29 @@ mod tests {
         assert_eq!(r.config.sensitivity, Sensitivity::Low);
         assert_eq!(r.config.debounce_ms, 10);
         assert!(w.iter().any(|w| w.contains("colour")), "{w:?}");
+        // A warning, with the file, the place and the closest key when one is close.
+        let file = dir.path().join(FILE_NAME);
+        assert!(
+            w.contains(&format!(
+                "segue: ignored unknown key `colour` in {} line 2, column 1",
+                file.display()
+            )),
+            "{w:?}"
+        );
+        std::fs::write(&file, "sensitivty = \"low\"\n").expect("write");
+        store.invalidate();
+        let (_, w) = store.for_path(Some(&doc));
+        assert_eq!(
+            w,
+            [format!(
+                "segue: ignored unknown key `sensitivty` in {} line 1, column 1; did you mean \
+                 `sensitivity`?",
+                file.display()
+            )]
+        );
+        store.invalidate();
+        std::fs::write(&file, "sensitivity = \"low\"\ncolour = 1\n").expect("write");
+        let _ = store.for_path(Some(&doc));
         // Second lookup: cached, no repeated warnings.
         assert!(store.for_path(Some(&doc)).1.is_empty());
     }

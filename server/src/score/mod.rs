@@ -26,6 +26,7 @@ pub mod ordering;
 pub mod parallel;
 pub mod precedence;
 pub mod registry;
+pub mod rules;
 mod stems;
 pub mod tier0;
 pub mod tier1;

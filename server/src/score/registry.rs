@@ -36,8 +36,18 @@ pub const MODEL_SCORERS: &[&str] = &[
     "tier1",
 ];
 
-/// Adds the tier-1 scorers to `set`. `log` receives one line per model loaded (where it runs) and
-/// one warning per optional head that is missing. Fails only when the encoder cannot load.
+/// The start of the lines [`add_models`] logs as warnings (the others say where a model runs).
+pub const WARNING: &str = "warning: ";
+
+/// Whether a line logged by [`add_models`] is a warning (the command line shows those always,
+/// the others with `--verbose` only).
+pub fn is_warning(line: &str) -> bool {
+    line.starts_with(WARNING)
+}
+
+/// Adds the tier-1 scorers to `set`. `log` receives one line per model loaded (where it runs,
+/// starting `tier 1: `) and one warning (starting [`WARNING`]) per optional head that is missing.
+/// Fails only when the encoder cannot load.
 pub fn add_models(
     set: &mut ScorerSet,
     options: &ModelOptions,
@@ -64,7 +74,7 @@ pub fn add_models(
                 OrderingScorer::new(encoder.clone(), model).with_variant(Variant::Head),
             ));
         }
-        Err(e) => log(format!("warning: {e}; the ordering scorer is left out")),
+        Err(e) => log(format!("{WARNING}{e}; the ordering scorer is left out")),
     }
     if let (Some(embedding), Some(tier0), Some(terms)) =
         (set.get("embedding"), set.get("tier0"), terms)
@@ -85,7 +95,7 @@ pub fn add_models(
             }
             set.register(Arc::new(BbScore::new(encoder, model)));
         }
-        Err(e) => log(format!("warning: {e}; the bbscore scorers are left out")),
+        Err(e) => log(format!("{WARNING}{e}; the bbscore scorers are left out")),
     }
     Ok(())
 }

@@ -92,10 +92,14 @@ pub trait Report {
     fn write(&self, report: &CheckReport, out: &mut dyn io::Write) -> io::Result<()>;
 }
 
-/// The reporter for a `--format` name.
-pub fn reporter(format: OutputFormat, color: bool) -> Box<dyn Report> {
+/// The reporter for a `--format` name. `quiet` leaves out the text format's summary line (the
+/// other formats write only findings and errors, or a whole document that parsers expect).
+pub fn reporter(format: OutputFormat, color: bool, quiet: bool) -> Box<dyn Report> {
     match format {
-        OutputFormat::Text => Box::new(text::TextReport { color }),
+        OutputFormat::Text => Box::new(text::TextReport {
+            color,
+            summary: !quiet,
+        }),
         OutputFormat::Json => Box::new(json::JsonReport),
         OutputFormat::Sarif => Box::new(sarif::SarifReport),
         OutputFormat::Github => Box::new(github::GithubReport),

@@ -1,8 +1,8 @@
 //! `--format sarif`: a SARIF 2.1.0 log for code-scanning tools (GitHub code scanning, VS Code's
 //! SARIF viewer, …).
 //!
-//! The log has one run. `tool.driver` names Segue, its version and its two rules
-//! ([`WEAK_SENTENCE`], [`WEAK_PARAGRAPH`]); each finding is a `result` with the later unit as its
+//! The log has one run. `tool.driver` names Segue, its version and its rules, described from
+//! [`crate::score::rules::RULES`]; each finding is a `result` with the later unit as its
 //! location, the earlier unit as a related location, and `{score, median, floor, scorer, level,
 //! intrusion, novelty}`
 //! in its property bag. Files that could not be checked become error notifications of the run's
@@ -22,7 +22,7 @@
 
 use super::{CheckReport, FileResult, Located, Range, Report};
 use crate::config::Severity;
-use crate::score::findings::{WEAK_PARAGRAPH, WEAK_SENTENCE};
+use crate::score::rules::RULES;
 use crate::score::Level;
 use serde_json::{json, Value};
 use std::io;
@@ -48,30 +48,9 @@ const fn non_empty(value: &'static str, fallback: &'static str) -> &'static str 
     }
 }
 
-/// One rule as SARIF describes it: (id, name, short description, full description).
-const RULES: [(&str, &str, &str, &str); 2] = [
-    (
-        WEAK_SENTENCE,
-        "WeakSentenceTransition",
-        "A sentence does not follow from the sentence before it.",
-        "The transition from the previous sentence to this one scores far below both the \
-         document's own median and the floor measured on edited prose: the sentence shares \
-         little or nothing with the one before it and may be off-topic, misplaced, or need a \
-         connecting phrase.",
-    ),
-    (
-        WEAK_PARAGRAPH,
-        "WeakParagraphTransition",
-        "A paragraph does not follow from the paragraph before it.",
-        "The transition from the previous paragraph to this one scores far below both the \
-         document's own median and the floor measured on edited prose: the paragraph may belong \
-         elsewhere in the document, or need a sentence that links it to what came before.",
-    ),
-];
-
 /// The index of `code` in the driver's `rules`.
 fn rule_index(code: &str) -> usize {
-    RULES.iter().position(|r| r.0 == code).unwrap_or(0)
+    RULES.iter().position(|r| r.code == code).unwrap_or(0)
 }
 
 /// The SARIF `level` of a severity (SARIF has no "information" or "hint": both are "note").
@@ -88,14 +67,14 @@ pub fn to_sarif(report: &CheckReport) -> Value {
     let help_uri = format!("{REPOSITORY}/blob/main/docs/guide.md#rule-codes");
     let rules: Vec<Value> = RULES
         .iter()
-        .map(|(id, name, short, full)| {
+        .map(|r| {
             json!({
-                "id": id,
-                "name": name,
-                "shortDescription": {"text": short},
-                "fullDescription": {"text": full},
+                "id": r.code,
+                "name": r.name,
+                "shortDescription": {"text": r.summary},
+                "fullDescription": {"text": r.meaning},
                 "helpUri": help_uri,
-                "help": {"text": format!("See {help_uri}: what the rule means and how to silence it with a segue-disable-next comment.")},
+                "help": {"text": format!("{} Run `segue explain {}` or see {help_uri}: what the rule means, why it fires and how to silence it with a segue-disable-next comment.", r.silence, r.code)},
                 "defaultConfiguration": {"level": "warning"},
                 "properties": {"tags": ["coherence", "prose"]},
             })
@@ -249,6 +228,7 @@ impl Report for SarifReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::findings::{WEAK_PARAGRAPH, WEAK_SENTENCE};
 
     #[test]
     fn paths_become_uri_references() {

@@ -12,7 +12,8 @@
 //!
 //! A unit spanning more lines shows its first two and `...`. Unreadable files are reported as
 //! `path: error: …` in their place, and the last line sums up (`No weak transitions in M files.`
-//! when there is nothing to report).
+//! when there is nothing to report; `--quiet` leaves the summary out, so that a clean check
+//! prints nothing).
 //!
 //! Positions are shown as `line:column`, both 1-based, the column counted in UTF-16 code units as
 //! ruff and LSP clients count them. Snippets are cut from the file's own text (`FileResult.source`)
@@ -29,6 +30,8 @@ use std::io;
 pub struct TextReport {
     /// Whether to colour the output (ANSI escapes).
     pub color: bool,
+    /// Whether to end with the summary line (`--quiet` leaves it out).
+    pub summary: bool,
 }
 
 /// Most display columns of source text shown on one snippet line.
@@ -60,7 +63,10 @@ impl Report for TextReport {
                 write_finding(&p, file, &lines, &mut columns, located, out)?;
             }
         }
-        write_summary(&p, report, out)
+        if self.summary {
+            write_summary(&p, report, out)?;
+        }
+        Ok(())
     }
 }
 
@@ -530,7 +536,12 @@ mod tests {
             tier: 0,
         };
         let mut out = Vec::new();
-        assert!(TextReport { color: false }.write(&report, &mut out).is_ok());
+        assert!(TextReport {
+            color: false,
+            summary: true,
+        }
+        .write(&report, &mut out)
+        .is_ok());
         let text = String::from_utf8(out).unwrap_or_default();
         let from = (N / 2 * len) as usize;
         let header = format!("long.md:1:{}:", from + 1);
@@ -592,7 +603,11 @@ mod tests {
             };
             for color in [false, true] {
                 let mut out = Vec::new();
-                let written = TextReport { color }.write(&report, &mut out);
+                let written = TextReport {
+                    color,
+                    summary: true,
+                }
+                .write(&report, &mut out);
                 assert!(written.is_ok());
                 let text = String::from_utf8(out).unwrap_or_default();
                 assert!(text.contains("hint[weak-sentence-transition]"));
@@ -660,7 +675,12 @@ mod tests {
             tier: 0,
         };
         let mut out = Vec::new();
-        assert!(TextReport { color: false }.write(&report, &mut out).is_ok());
+        assert!(TextReport {
+            color: false,
+            summary: true,
+        }
+        .write(&report, &mut out)
+        .is_ok());
         let expected = "\
 a.md:3:21: warning[weak-sentence-transition]: Weak sentence transition
   |
