@@ -22,8 +22,11 @@ fn document() -> String {
             (0..6)
                 .map(|s| {
                     let i = p * 6 + s;
+                    // Alternate openings: three units in a row that open alike are a list,
+                    // not judged (`score::parallel`).
                     format!(
-                        "Worker {i} {} the {} near gate {}.",
+                        "{} {i} {} the {} near gate {}.",
+                        ["Worker", "Keeper"][i % 2],
                         acts[i % 6],
                         things[(i / 6) % 6],
                         i * 7 + 3
@@ -78,13 +81,14 @@ fn a_superseded_model_stage_stops_between_batches() {
     );
 
     // The same engine then analyses the document in full: the stopped stage left nothing behind
-    // that changes the result (the 144 sentences and 24 paragraphs need 42 batches of 4).
+    // that changes the result (the 144 sentences need 36 batches of 4, besides those the
+    // stopped stage ran: its vectors were never cached).
     let analyzed = engine
         .run(&job, 2, &|| false)
         .expect("a run that is not cancelled");
     assert!(!analyzed.analysis.sentences.is_empty());
     let full = encoder.stats().batches - start;
-    assert!(full >= 42, "{full}");
+    assert!(full >= 36 + stopped_after, "{full}");
     assert!(
         stopped_after * 8 < full,
         "the stopped stage ran {stopped_after} of {full} batches"

@@ -36,9 +36,12 @@ fn models() -> Option<(Arc<OrderingModel>, Arc<Encoder>)> {
 fn document(paragraphs: usize) -> String {
     let mut text = String::from("# Notes\n\n");
     for k in 0..paragraphs {
+        // Alternate openings: three paragraphs in a row that open alike are a list, not
+        // judged (`score::parallel`).
         text.push_str(&format!(
-            "The parser reads block {k} before the renderer sees it. \
-             Then block {k} goes to the cache with its span.\n\n"
+            "{} parser reads block {k} before the renderer sees it. \
+             Then block {k} goes to the cache with its span.\n\n",
+            ["The", "A"][k % 2]
         ));
     }
     text
@@ -99,8 +102,9 @@ fn sectioned(sections: usize, paragraphs: usize) -> String {
         text.push_str(&format!("# Part {s}\n\n"));
         for p in 0..paragraphs {
             text.push_str(&format!(
-                "Stage {s}.{p} reads the block. It hands stage {s}.{p} a span. \
-                 Then the cache keeps part {s} for block {p}.\n\n"
+                "{} {s}.{p} reads the block. It hands stage {s}.{p} a span. \
+                 Then the cache keeps part {s} for block {p}.\n\n",
+                ["Stage", "Step"][p % 2]
             ));
         }
         text.push_str(&format!("- item one of {s}\n- item two of {s}\n\n"));
@@ -174,8 +178,9 @@ fn long_section(paragraphs: usize) -> String {
     for k in 0..paragraphs {
         let (a, b) = (k % 60, (k / 60) % 60);
         text.push_str(&format!(
-            "The parser reads block {a} before the renderer sees it. \
-             Then the cache keeps entry {b} with its span.\n\n"
+            "{} parser reads block {a} before the renderer sees it. \
+             Then the cache keeps entry {b} with its span.\n\n",
+            ["The", "A"][k % 2]
         ));
     }
     text
