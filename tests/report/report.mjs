@@ -94,6 +94,9 @@ try {
 
   await page.screenshot({ path: opt.shot, fullPage: true });
   console.log(`screenshot ${opt.shot}`);
+  const header = opt.shot.replace(/\.png$/, "-header.png");
+  await page.locator("header").screenshot({ path: header });
+  console.log(`screenshot ${header}`);
   const first = opt.shot.replace(/\.png$/, "-first.png");
   await page.locator("section.document").first().screenshot({ path: first });
   console.log(`screenshot ${first}`);

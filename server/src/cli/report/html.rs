@@ -411,7 +411,7 @@ pub fn plot(source: &str, d: &Detail, findings: &[Located], level: Level) -> Str
     let _ = write!(
         svg,
         "</svg><figcaption>{cap} transitions: score (0–1) against the position in the document; \
-         thin vertical lines are headings.</figcaption></figure>",
+         dotted vertical lines are headings.</figcaption></figure>",
         cap = capitalised(name)
     );
     svg
@@ -767,6 +767,60 @@ mod tests {
         }
         // Lines with at least two points are drawn; the sample has several paragraphs.
         assert!(html.matches("<polyline class=\"scores\"").count() >= 2);
+    }
+
+    #[test]
+    fn a_proposal_shows_its_place_gain_and_the_moved_unit() {
+        let source = "# One\n\nAlpha <i>one</i>.\n\nBeta two.\n\nGamma three.\n";
+        let document = crate::text::parse(source, crate::text::Format::Markdown);
+        let spans: Vec<Span> = document.sections[0]
+            .paragraphs
+            .iter()
+            .map(|p| p.span)
+            .collect();
+        assert_eq!(spans.len(), 3);
+        let p = Proposal {
+            container: Container::Section(0),
+            spans,
+            order: vec![1, 2, 0],
+            change: Change::Move {
+                unit: 0,
+                after: Some(2),
+            },
+            before: 0.3,
+            after: 0.4,
+            margin: 0.05,
+            confidence: Some(0.9),
+            threshold: Some(0.5),
+            exact: true,
+            dangling: false,
+        };
+        let analysis = crate::score::analysis::analyze(
+            &document,
+            crate::score::ScorerSet::builtin()
+                .get("lexical")
+                .expect("lexical is built in")
+                .as_ref(),
+        );
+        let detail = Detail {
+            document,
+            analysis,
+            bridge: None,
+            judge: "tier1".into(),
+            proposals: vec![p],
+            withheld: Vec::new(),
+        };
+        let html = proposals(source, &detail);
+        assert!(html.contains("Section 1 “One”"), "{html}");
+        assert!(html.contains("Gain <strong>+0.100</strong>"), "{html}");
+        assert!(html.contains("0.30 → 0.40"));
+        assert!(html.contains("confidence 0.90"));
+        assert!(
+            html.contains("<li class=\"moved\">Alpha &lt;i&gt;one&lt;/i&gt;.</li>"),
+            "{html}"
+        );
+        let order = html.split("<ol class=\"order\">").nth(1).unwrap_or("");
+        assert!(order.find("Beta").unwrap_or(usize::MAX) < order.find("Alpha").unwrap_or(0));
     }
 
     #[test]
