@@ -227,7 +227,7 @@ fn opening(text: &str, words: usize) -> String {
 }
 
 /// The finding on the transition into `to` at `level`, if any.
-fn finding_at<'a>(findings: &'a [Located], level: Level, to: Span) -> Option<&'a Located> {
+fn finding_at(findings: &[Located], level: Level, to: Span) -> Option<&Located> {
     findings
         .iter()
         .find(|l| l.finding.level == level && l.finding.to == to)
@@ -369,12 +369,12 @@ pub fn plot(source: &str, d: &Detail, findings: &[Located], level: Level) -> Str
     let point = |t: &Transition| (x.map(t.to.span.start as f64), y.map(t.score));
     // One line per container (a paragraph's sentences, a section's paragraphs).
     for run in runs(transitions, level) {
-        let pts: Vec<(f64, f64)> = run.iter().map(|t| point(t)).collect();
+        let pts: Vec<(f64, f64)> = run.iter().map(&point).collect();
         svg.push_str(&polyline(&pts, "scores"));
     }
     if let Some(bridge) = &d.bridge {
         for run in runs(bridge.at(level), level) {
-            let pts: Vec<(f64, f64)> = run.iter().map(|t| point(t)).collect();
+            let pts: Vec<(f64, f64)> = run.iter().map(&point).collect();
             svg.push_str(&polyline(&pts, "bridge"));
         }
         for (l, fig, value) in &bridge.figures {
