@@ -117,7 +117,7 @@ fn legend() -> String {
     svg.push_str(
         "<text x=\"0\" y=\"30\">0 weak</text><text x=\"220\" y=\"30\" text-anchor=\"end\">1 strong</text>\
          <rect x=\"250\" y=\"2\" width=\"22\" height=\"14\" fill=\"#2c718e\"/>\
-         <rect x=\"250\" y=\"2\" width=\"22\" height=\"14\" fill=\"url(#hatch-legend)\"/>",
+         <rect x=\"250\" y=\"9\" width=\"22\" height=\"7\" fill=\"url(#hatch-legend)\"/>",
     );
     svg.push_str(&marker(290.0, 8.0, 6.0, "finding", "a finding"));
     svg.push_str("<text x=\"250\" y=\"30\">finding (hatched, ▼)</text></svg>");
