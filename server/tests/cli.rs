@@ -166,6 +166,7 @@ fn help_and_version_exit_0() {
         &["score", "--help"],
         &["eval", "--help"],
         &["explain", "--help"],
+        &["report", "--help"],
         &["--version"],
     ] {
         let run = segue(args);

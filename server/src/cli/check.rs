@@ -1,19 +1,22 @@
 //! `segue check`: find weak transitions in files, folders and stdin.
 
 use super::diff::Changes;
-use super::report::{reporter, CheckReport, FileResult, Located, OutputFormat, Range};
-use super::scorers::{reporting_scorer, scorers_with};
+use super::report::{reporter, CheckReport, Detail, FileResult, Located, OutputFormat, Range};
+use super::scorers::{order_scorer, reporting_scorer, scorers_with};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 use crate::config::{find_project_file, parse_tier, repository_root, Config, Origin, TierChoice};
 use crate::input::collect::{collect, Input};
 use crate::input::read::{read_file, read_stdin};
+use crate::order::reorder::{reorderable, Container, Judge, Proposal};
+use crate::score::analysis::{analyze, Analysis};
 use crate::score::findings::{companion_analysis, findings_with, Calibration, Sensitivity};
-use crate::score::{analysis::analyze, Scorer, ScorerSet};
-use crate::text::{parse, without_bom, Format, LineIndex};
+use crate::score::{Level, Scorer, ScorerSet};
+use crate::text::{parse, without_bom, Document, Format, LineIndex};
 use anyhow::bail;
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Arguments of `segue check`.
 #[derive(Debug, clap::Args)]
@@ -97,10 +100,26 @@ fn parse_tier_arg(s: &str) -> Result<TierChoice, String> {
 
 /// Runs `segue check`.
 pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
+    let report = gather(&args)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    reporter(args.format, super::stdout_color(), args.quiet).write(&report, &mut out)?;
+    for f in &report.files {
+        if let Some(e) = &f.error {
+            eprintln!("error: {}: {e}", f.path);
+        }
+    }
+    Ok(exit_code(&report, args.exit_zero))
+}
+
+/// Checks what `args` name and returns the report, without writing it. With `--format html`
+/// each file's result keeps what the HTML page draws ([`Detail`]): the document, the analysis,
+/// the reorder proposals and, at tier 1, the BBScore analysis.
+pub fn gather(args: &CheckArgs) -> anyhow::Result<CheckReport> {
     if args.quiet {
         super::user::set_verbose(false);
     }
-    let (mut config, issues) = Config::layered(&settings_files(&args)?);
+    let (mut config, issues) = Config::layered(&settings_files(args)?);
     super::user::report_issues(&issues)?;
     if let Some(s) = args.sensitivity {
         config.sensitivity = match s {
@@ -160,6 +179,20 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     };
     let scorer = reporting_scorer(&set, wanted)?;
     let calibration = Calibration::shipped();
+    let extras = if args.format == OutputFormat::Html {
+        Some(Extras {
+            judge: Judge {
+                scorer: order_scorer(&set, None)?,
+                named: false,
+            },
+            bridge: (scorer.tier() > 0)
+                .then(|| set.get("bbscore"))
+                .flatten()
+                .filter(|b| b.name() != scorer.name()),
+        })
+    } else {
+        None
+    };
 
     let progress = if args.quiet {
         None
@@ -180,6 +213,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 score: None,
                 figures: Vec::new(),
                 error: Some(e.to_string()),
+                detail: None,
             },
             Some(Ok(changes)) => check_input(
                 input,
@@ -188,6 +222,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 &calibration,
                 &config,
                 Some(&changes),
+                extras.as_ref(),
             ),
             None => check_input(
                 input,
@@ -196,6 +231,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 &calibration,
                 &config,
                 None,
+                extras.as_ref(),
             ),
         };
         if let Some(p) = &progress {
@@ -216,20 +252,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     if let Some(p) = progress {
         p.finish_and_clear();
     }
-    let report = CheckReport {
+    Ok(CheckReport {
         files,
         scorer: scorer.name().to_string(),
         tier: scorer.tier(),
-    };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    reporter(args.format, super::stdout_color(), args.quiet).write(&report, &mut out)?;
-    for f in &report.files {
-        if let Some(e) = &f.error {
-            eprintln!("error: {}: {e}", f.path);
-        }
-    }
-    Ok(exit_code(&report, args.exit_zero))
+    })
 }
 
 /// The exit code of a check: [`EXIT_ERROR`] when a file could not be checked, else
@@ -363,6 +390,7 @@ fn check_input(
     calibration: &Calibration,
     config: &Config,
     changes: Option<&Changes>,
+    extras: Option<&Extras>,
 ) -> FileResult {
     let (path, source, format) = match input {
         Input::Stdin => (
@@ -387,10 +415,11 @@ fn check_input(
                 score: None,
                 figures: Vec::new(),
                 error: Some(e.to_string()),
+                detail: None,
             }
         }
     };
-    let mut result = check_source(path, source, format, scorer, calibration, config);
+    let mut result = check_source_with(path, source, format, scorer, calibration, config, extras);
     if let Some(changes) = changes {
         let doc = parse(&result.source, format);
         let index = LineIndex::new(&result.source);
@@ -424,6 +453,15 @@ fn touched(
     changes.touches(first as usize + 1, last as usize + 1)
 }
 
+/// What an HTML report needs beyond the findings: the judge of reorders and, at tier 1, the
+/// BBScore scorer whose trajectory the plot shows.
+pub struct Extras {
+    /// The judge whose default proposals the report lists.
+    pub judge: Judge,
+    /// The `bbscore` scorer, when loaded and not the reporting scorer itself.
+    pub bridge: Option<Arc<dyn Scorer>>,
+}
+
 /// Checks one document held in memory.
 pub fn check_source(
     path: String,
@@ -432,6 +470,19 @@ pub fn check_source(
     scorer: &dyn Scorer,
     calibration: &Calibration,
     config: &Config,
+) -> FileResult {
+    check_source_with(path, source, format, scorer, calibration, config, None)
+}
+
+/// [`check_source`], keeping the [`Detail`] an HTML report draws when `extras` is given.
+pub fn check_source_with(
+    path: String,
+    source: String,
+    format: Format,
+    scorer: &dyn Scorer,
+    calibration: &Calibration,
+    config: &Config,
+    extras: Option<&Extras>,
 ) -> FileResult {
     let doc = parse(&source, format);
     let analysis = analyze(&doc, scorer);
@@ -451,13 +502,59 @@ pub fn check_source(
         finding,
     })
     .collect();
+    let score = Some(analysis.document_score());
+    let figures = analysis.figures.clone();
+    let detail = extras.map(|extras| Box::new(detail(doc, analysis, &source, extras)));
     FileResult {
         path,
         findings,
-        score: Some(analysis.document_score()),
-        figures: analysis.figures.clone(),
+        score,
+        figures,
         error: None,
         source,
+        detail,
+    }
+}
+
+/// The [`Detail`] of a checked document: its default reorder proposals (every section's
+/// paragraphs and every paragraph's sentences the judge is not withheld from, offered only when
+/// worthwhile, as `segue reorder` offers them) and the BBScore analysis.
+fn detail(doc: Document, analysis: Analysis, source: &str, extras: &Extras) -> Detail {
+    let judge = &extras.judge;
+    let mut withheld = Vec::new();
+    for (level, units, containers) in [
+        (Level::Paragraph, "paragraphs", "sections"),
+        (Level::Sentence, "sentences", "paragraphs"),
+    ] {
+        if let Some(w) = judge.withheld(level) {
+            withheld.push(format!(
+                "The {} judge does not reorder {units} by default: {}.",
+                judge.scorer.name(),
+                w.explain(containers)
+            ));
+        }
+    }
+    let containers = doc.sections.iter().enumerate().flat_map(|(s, section)| {
+        std::iter::once(Container::Section(s)).chain((0..section.paragraphs.len()).map(move |p| {
+            Container::Paragraph {
+                section: s,
+                paragraph: p,
+            }
+        }))
+    });
+    let proposals = containers
+        .filter(|c| reorderable(&doc, *c).is_ok())
+        .filter_map(|c| judge.propose(&doc, source, c))
+        .filter(Proposal::worthwhile)
+        .collect();
+    let bridge = extras.bridge.as_ref().map(|b| analyze(&doc, b.as_ref()));
+    Detail {
+        document: doc,
+        analysis,
+        bridge,
+        judge: judge.scorer.name().to_string(),
+        proposals,
+        withheld,
     }
 }
 

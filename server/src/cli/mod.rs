@@ -8,6 +8,7 @@ pub mod explain;
 pub mod models_cmd;
 pub mod reorder_cmd;
 pub mod report;
+pub mod report_cmd;
 pub mod score_cmd;
 pub mod scorers;
 pub mod user;
@@ -37,6 +38,8 @@ pub struct Cli {
 pub enum Command {
     /// Report weak transitions in files, folders or stdin (`-`).
     Check(check::CheckArgs),
+    /// Write one self-contained HTML page: coherence strips, score plots, findings, reorders.
+    Report(report_cmd::ReportArgs),
     /// Print every scorer's value for every transition of a file.
     Score(score_cmd::ScoreArgs),
     /// Propose a better order of paragraphs (per section) or sentences (of one paragraph).
@@ -86,6 +89,7 @@ pub fn main() -> ExitCode {
     user::set_verbose(cli.verbose);
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Report(args) => report_cmd::run(args),
         Command::Score(args) => score_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
         Command::Reorder(args) => reorder_cmd::run(args),

@@ -149,6 +149,7 @@ mod tests {
                     ],
                     score: None,
                     error: None,
+                    detail: None,
                 },
                 FileResult {
                     figures: Vec::new(),
@@ -157,6 +158,7 @@ mod tests {
                     findings: Vec::new(),
                     score: None,
                     error: Some("file looks binary".to_string()),
+                    detail: None,
                 },
             ],
             scorer: "tier0".to_string(),

@@ -4,8 +4,10 @@
 //! ranges) and write to any `io::Write`; they never run analysis themselves.
 
 pub mod github;
+pub mod html;
 pub mod json;
 pub mod sarif;
+pub mod svg;
 pub mod text;
 
 use crate::config::Severity;
@@ -61,6 +63,28 @@ pub struct FileResult {
     pub figures: Vec<(crate::score::Level, &'static str, f64)>,
     /// Why the file could not be checked, if it could not.
     pub error: Option<String>,
+    /// What the HTML report draws beyond the findings; kept only for `--format html` and
+    /// `segue report`.
+    pub detail: Option<Box<Detail>>,
+}
+
+/// A checked document as the HTML report draws it: its segmentation, every scored transition,
+/// and the reorders its judge proposes by default.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Detail {
+    /// The segmented document.
+    pub document: crate::text::Document,
+    /// The reporting scorer's analysis (every transition's score and reason).
+    pub analysis: crate::score::analysis::Analysis,
+    /// The `bbscore` scorer's analysis, at tier 1 when it is loaded and is not the reporting
+    /// scorer: the Brownian-bridge step scores along the document and its `B`.
+    pub bridge: Option<crate::score::analysis::Analysis>,
+    /// The name of the scorer that judges reorders.
+    pub judge: String,
+    /// The worthwhile reorder proposals, in document order.
+    pub proposals: Vec<crate::order::reorder::Proposal>,
+    /// Why the judge proposes nothing at a level, one sentence per withheld level.
+    pub withheld: Vec<String>,
 }
 
 /// Everything a reporter needs.
@@ -103,6 +127,7 @@ pub fn reporter(format: OutputFormat, color: bool, quiet: bool) -> Box<dyn Repor
         OutputFormat::Json => Box::new(json::JsonReport),
         OutputFormat::Sarif => Box::new(sarif::SarifReport),
         OutputFormat::Github => Box::new(github::GithubReport),
+        OutputFormat::Html => Box::new(html::HtmlReport),
     }
 }
 
@@ -117,4 +142,6 @@ pub enum OutputFormat {
     Sarif,
     /// GitHub Actions workflow annotations.
     Github,
+    /// One self-contained HTML page with plots (as `segue report` writes).
+    Html,
 }

@@ -304,6 +304,7 @@ mod tests {
                     ],
                     score: Some(0.4),
                     error: None,
+                    detail: None,
                     source,
                 },
                 FileResult {
@@ -313,6 +314,7 @@ mod tests {
                     findings: Vec::new(),
                     score: None,
                     error: Some("cannot read: missing".to_string()),
+                    detail: None,
                 },
             ],
             scorer: "tier0".to_string(),
