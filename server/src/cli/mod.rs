@@ -5,6 +5,7 @@ pub mod check;
 pub mod diff;
 pub mod eval_cmd;
 pub mod explain;
+pub mod jsonl;
 pub mod models_cmd;
 pub mod reorder_cmd;
 pub mod report;
