@@ -391,8 +391,9 @@ fn a_large_input_streams_in_bounded_memory() {
     assert!(written > 50_000_000, "the input is {written} bytes");
     assert_eq!(n, DOCS, "one result per line");
     assert!(in_order, "results in input order, none an error");
-    // Buffering the whole input would take more than its 60 MB; streaming stays far below.
-    let bound_kib = 45 * 1024;
+    // The process starts at about 19 MiB; holding the whole input (58 MB = 55 MiB) would take it
+    // past 74 MiB. Streamed, it stays near its start (40 MiB in a debug build).
+    let bound_kib = 64 * 1024;
     eprintln!("peak RSS {peak} KiB for {written} bytes of input (bound {bound_kib} KiB)");
     assert!(peak > 0, "VmHWM was read");
     assert!(

@@ -259,6 +259,7 @@ fn check_scorer(args: &CheckArgs, config: &Config) -> anyhow::Result<Arc<dyn Sco
 /// result line holds the document's findings. Exit codes as for files: 2 when a line could not be
 /// checked, else 1 when there are findings (0 with `--exit-zero`), else 0.
 fn run_jsonl(args: &CheckArgs, config: &Config) -> anyhow::Result<u8> {
+    super::jsonl::prepare();
     if args.paths.iter().any(|p| p.as_os_str() != "-") {
         bail!("`--format jsonl` reads JSON lines on stdin: give no path (or `-`)");
     }

@@ -74,6 +74,18 @@ struct Outcome {
     findings: usize,
 }
 
+/// The memos' capacity in a stream (entries per generation; `SEGUE_MEMO` overrides it): room for
+/// the sentences of the documents of a chunk, where the default is sized for the language
+/// server's long-lived documents. A memoized value is a pure function of its text, so the
+/// capacity changes the memory and speed of a run, never its results.
+pub const MEMO_ENTRIES: usize = 4096;
+
+/// Caps the process's memos for a stream ([`MEMO_ENTRIES`]): call before anything is parsed or
+/// scored.
+pub fn prepare() {
+    crate::text::memo::cap_capacity(MEMO_ENTRIES);
+}
+
 /// Reads JSON lines from `input` and writes one result line per input line to `out`, in input
 /// order, flushing after each chunk. Fails only when reading or writing fails.
 pub fn run_stream(

@@ -62,6 +62,7 @@ fn column_width<'a>(names: impl IntoIterator<Item = &'a str>) -> usize {
 /// Runs `segue score --jsonl`: a stream of JSON lines on stdin, results on stdout. Exit 0 however
 /// many lines were bad (each has its error record); 2 when stdin or stdout fails.
 fn run_jsonl(args: ScoreArgs) -> anyhow::Result<u8> {
+    super::jsonl::prepare();
     let set = scorers_for(args.tier.unwrap_or(TierChoice::Builtin))?;
     let reporting = reporting_scorer(&set, args.scorer.as_deref())?;
     let scorers = match args.scorer {
