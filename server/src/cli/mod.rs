@@ -38,7 +38,8 @@ pub struct Cli {
 pub enum Command {
     /// Report weak transitions in files, folders or stdin (`-`).
     Check(check::CheckArgs),
-    /// Print every scorer's value for every transition of a file.
+    /// Print every scorer's value for every transition of a file (`--jsonl`: score JSON lines
+    /// from stdin, one result line each).
     Score(score_cmd::ScoreArgs),
     /// Propose a better order of paragraphs (per section) or sentences (of one paragraph).
     Reorder(reorder_cmd::ReorderArgs),
