@@ -21,9 +21,9 @@ use std::sync::Arc;
 /// Arguments of `segue check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Files or folders to check (folders recursively, honouring .gitignore); `-` reads stdin.
-    /// Each input is read up to 8 MiB; devices and FIFOs are refused.
-    #[arg(default_value = ".")]
+    /// Files or folders to check (folders recursively, honouring .gitignore; default `.`); `-`
+    /// reads stdin. Each input is read up to 8 MiB; devices and FIFOs are refused. With
+    /// `--format jsonl`, none (or `-`): the documents are JSON lines on stdin.
     pub paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
@@ -83,6 +83,16 @@ pub enum LanguageArg {
     Plain,
 }
 
+impl From<SensitivityArg> for Sensitivity {
+    fn from(s: SensitivityArg) -> Sensitivity {
+        match s {
+            SensitivityArg::Low => Sensitivity::Low,
+            SensitivityArg::Medium => Sensitivity::Medium,
+            SensitivityArg::High => Sensitivity::High,
+        }
+    }
+}
+
 impl From<LanguageArg> for Format {
     fn from(l: LanguageArg) -> Format {
         match l {
@@ -99,11 +109,22 @@ fn parse_tier_arg(s: &str) -> Result<TierChoice, String> {
 }
 
 /// Runs `segue check`.
-pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
+pub fn run(mut args: CheckArgs) -> anyhow::Result<u8> {
+    let jsonl = args.format == OutputFormat::Jsonl;
+    if args.paths.is_empty() {
+        args.paths
+            .push(PathBuf::from(if jsonl { "-" } else { "." }));
+    }
+    if jsonl {
+        let config = check_config(&args)?;
+        return run_jsonl(&args, &config);
+    }
     let report = gather(&args)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    reporter(args.format, super::stdout_color(), args.quiet).write(&report, &mut out)?;
+    if let Some(reporter) = reporter(args.format, super::stdout_color(), args.quiet) {
+        reporter.write(&report, &mut out)?;
+    }
     for f in &report.files {
         if let Some(e) = &f.error {
             eprintln!("error: {}: {e}", f.path);
@@ -112,22 +133,24 @@ pub fn run(args: CheckArgs) -> anyhow::Result<u8> {
     Ok(exit_code(&report, args.exit_zero))
 }
 
-/// Checks what `args` name and returns the report, without writing it. With `--format html`
-/// each file's result keeps what the HTML page draws ([`Detail`]): the document, the analysis,
-/// the reorder proposals and, at tier 1, the BBScore analysis.
-pub fn gather(args: &CheckArgs) -> anyhow::Result<CheckReport> {
+/// The settings a check runs with: the settings files, then the command line's sensitivity.
+fn check_config(args: &CheckArgs) -> anyhow::Result<Config> {
     if args.quiet {
         super::user::set_verbose(false);
     }
     let (mut config, issues) = Config::layered(&settings_files(args)?);
     super::user::report_issues(&issues)?;
     if let Some(s) = args.sensitivity {
-        config.sensitivity = match s {
-            SensitivityArg::Low => Sensitivity::Low,
-            SensitivityArg::Medium => Sensitivity::Medium,
-            SensitivityArg::High => Sensitivity::High,
-        };
+        config.sensitivity = s.into();
     }
+    Ok(config)
+}
+
+/// Checks what `args` name and returns the report, without writing it. With `--format html`
+/// each file's result keeps what the HTML page draws ([`Detail`]): the document, the analysis,
+/// the reorder proposals and, at tier 1, the BBScore analysis.
+pub fn gather(args: &CheckArgs) -> anyhow::Result<CheckReport> {
+    let config = check_config(args)?;
     let stdin_diff = match args.diff.as_deref() {
         Some("-") => {
             if args.paths.iter().any(|p| p.as_os_str() == "-") {
@@ -163,21 +186,7 @@ pub fn gather(args: &CheckArgs) -> anyhow::Result<CheckReport> {
     for e in &empty {
         eprintln!("segue: warning: {}", e.message(&config));
     }
-    let tier = if args.tier == TierChoice::Auto {
-        config.tier
-    } else {
-        args.tier
-    };
-    let wanted = args.scorer.as_deref().or(config.scorer.as_deref());
-    // With `auto`, load the models unless a built-in scorer was asked for by name.
-    let builtin_will_do =
-        tier == TierChoice::Auto && wanted.is_some_and(|w| ScorerSet::builtin().get(w).is_some());
-    let set = if builtin_will_do {
-        ScorerSet::builtin()
-    } else {
-        scorers_with(tier, &super::user::model_options(&config))?
-    };
-    let scorer = reporting_scorer(&set, wanted)?;
+    let (set, scorer) = check_scorer(args, &config)?;
     let calibration = Calibration::shipped();
     let extras = if args.format == OutputFormat::Html {
         Some(Extras {
@@ -256,6 +265,66 @@ pub fn gather(args: &CheckArgs) -> anyhow::Result<CheckReport> {
         files,
         scorer: scorer.name().to_string(),
         tier: scorer.tier(),
+    })
+}
+
+/// The scorer set for a check and the scorer whose findings it reports: `--scorer`, else the
+/// settings' `scorer`, else the best of the tier (the settings' tier when `--tier` is `auto`).
+fn check_scorer(args: &CheckArgs, config: &Config) -> anyhow::Result<(ScorerSet, Arc<dyn Scorer>)> {
+    let tier = if args.tier == TierChoice::Auto {
+        config.tier
+    } else {
+        args.tier
+    };
+    let wanted = args.scorer.as_deref().or(config.scorer.as_deref());
+    // With `auto`, load the models unless a built-in scorer was asked for by name.
+    let builtin_will_do =
+        tier == TierChoice::Auto && wanted.is_some_and(|w| ScorerSet::builtin().get(w).is_some());
+    let set = if builtin_will_do {
+        ScorerSet::builtin()
+    } else {
+        scorers_with(tier, &super::user::model_options(config))?
+    };
+    let scorer = reporting_scorer(&set, wanted)?;
+    Ok((set, scorer))
+}
+
+/// `segue check --format jsonl`: the documents are JSON lines on stdin ([`super::jsonl`]), each
+/// result line holds the document's findings. Exit codes as for files: 2 when a line could not be
+/// checked, else 1 when there are findings (0 with `--exit-zero`), else 0.
+fn run_jsonl(args: &CheckArgs, config: &Config) -> anyhow::Result<u8> {
+    super::jsonl::prepare();
+    if args.paths.iter().any(|p| p.as_os_str() != "-") {
+        bail!("`--format jsonl` reads JSON lines on stdin: give no path (or `-`)");
+    }
+    if args.diff.is_some() {
+        bail!("`--diff` needs files; `--format jsonl` reads documents on stdin");
+    }
+    let (_, scorer) = check_scorer(args, config)?;
+    let encoder = if scorer.tier() > 0 {
+        Some(crate::model::shared_encoder(&super::user::model_options(
+            config,
+        ))?)
+    } else {
+        None
+    };
+    let stream = super::jsonl::Stream {
+        scorers: vec![scorer.clone()],
+        reporting: scorer,
+        worst: 3,
+        findings: Some((Calibration::shipped(), config.sensitivity, config.severity)),
+        language: args.language.map_or(Format::Markdown, Format::from),
+        encoder,
+    };
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let totals = super::jsonl::run_stream(stdin.lock(), &mut stdout.lock(), &stream)?;
+    Ok(if totals.errors > 0 {
+        EXIT_ERROR
+    } else if totals.findings > 0 && !args.exit_zero {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
     })
 }
 

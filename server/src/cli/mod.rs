@@ -5,6 +5,7 @@ pub mod check;
 pub mod diff;
 pub mod eval_cmd;
 pub mod explain;
+pub mod jsonl;
 pub mod models_cmd;
 pub mod reorder_cmd;
 pub mod report;
@@ -40,7 +41,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Write one self-contained HTML page: coherence strips, score plots, findings, reorders.
     Report(report_cmd::ReportArgs),
-    /// Print every scorer's value for every transition of a file.
+    /// Print every scorer's value for every transition of a file (`--jsonl`: score JSON lines
+    /// from stdin, one result line each).
     Score(score_cmd::ScoreArgs),
     /// Propose a better order of paragraphs (per section) or sentences (of one paragraph).
     Reorder(reorder_cmd::ReorderArgs),

@@ -1,9 +1,15 @@
-//! `segue score`: every scorer's value for every transition of a file.
+//! `segue score`: every scorer's value for every transition of a file; with `--jsonl`, document
+//! scores for a stream of JSON lines ([`super::jsonl`]).
 
-use super::scorers::{read_document, scorers_for};
-use crate::config::{parse_tier, TierChoice};
+use super::check::{LanguageArg, SensitivityArg};
+use super::jsonl::{run_stream, Stream};
+use super::scorers::{read_document, reporting_scorer, scorers_for};
+use super::EXIT_CLEAN;
+use crate::config::{parse_tier, Sensitivity, Severity, TierChoice};
 use crate::score::analysis::{analyze, Analysis};
+use crate::score::findings::Calibration;
 use crate::score::Level;
+use crate::text::Format;
 use crate::text::LineIndex;
 use serde_json::json;
 use std::path::PathBuf;
@@ -11,14 +17,35 @@ use std::path::PathBuf;
 /// Arguments of `segue score`.
 #[derive(Debug, clap::Args)]
 pub struct ScoreArgs {
-    /// The file to score.
-    pub path: PathBuf,
-    /// Scorer tier: auto, 0 (built-in) or 1 (models).
-    #[arg(long, default_value = "auto", value_parser = |s: &str| parse_tier(s).ok_or("use auto, 0 or 1"))]
-    pub tier: TierChoice,
+    /// The file to score (none with `--jsonl`).
+    #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
+    pub path: Option<PathBuf>,
+    /// Scorer tier: auto, 0 (built-in) or 1 (models). Default: auto for a file, 0 with `--jsonl`.
+    #[arg(long, value_parser = |s: &str| parse_tier(s).ok_or("use auto, 0 or 1"))]
+    pub tier: Option<TierChoice>,
     /// Print JSON instead of a table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "jsonl")]
     pub json: bool,
+    /// Read JSON lines on stdin (`{"id", "text", "format"?}` or `{"id", "paragraphs"}`) and write
+    /// one JSON result per line, in input order, as they are scored.
+    #[arg(long)]
+    pub jsonl: bool,
+    /// With `--jsonl`: also report each document's findings.
+    #[arg(long, requires = "jsonl")]
+    pub findings: bool,
+    /// With `--jsonl`: score with this scorer only (default: every scorer of the tier; the
+    /// worst transitions and findings are the best available scorer's).
+    #[arg(long, requires = "jsonl")]
+    pub scorer: Option<String>,
+    /// With `--jsonl`: how many of each document's lowest-scoring transitions to list.
+    #[arg(long, default_value_t = 3, requires = "jsonl")]
+    pub worst: usize,
+    /// With `--jsonl` and `--findings`: how eagerly to flag.
+    #[arg(long, value_enum, requires = "findings")]
+    pub sensitivity: Option<SensitivityArg>,
+    /// With `--jsonl`: the format of a `text` without `format` (default markdown).
+    #[arg(long, value_enum, requires = "jsonl")]
+    pub language: Option<LanguageArg>,
 }
 
 /// The width of the table's score columns: 12, or two more than the longest scorer name, so
@@ -32,11 +59,55 @@ fn column_width<'a>(names: impl IntoIterator<Item = &'a str>) -> usize {
         .max(12)
 }
 
+/// Runs `segue score --jsonl`: a stream of JSON lines on stdin, results on stdout. Exit 0 however
+/// many lines were bad (each has its error record); 2 when stdin or stdout fails.
+fn run_jsonl(args: ScoreArgs) -> anyhow::Result<u8> {
+    super::jsonl::prepare();
+    let set = scorers_for(args.tier.unwrap_or(TierChoice::Builtin))?;
+    let reporting = reporting_scorer(&set, args.scorer.as_deref())?;
+    let scorers = match args.scorer {
+        Some(_) => vec![reporting.clone()],
+        None => set.iter().cloned().collect(),
+    };
+    let encoder = if scorers.iter().any(|s| s.tier() > 0) {
+        Some(crate::model::shared_encoder(&super::user::model_options(
+            super::user::user_config()?,
+        ))?)
+    } else {
+        None
+    };
+    let stream = Stream {
+        scorers,
+        reporting,
+        worst: args.worst,
+        findings: args.findings.then(|| {
+            (
+                Calibration::shipped(),
+                args.sensitivity
+                    .map_or(Sensitivity::Medium, Sensitivity::from),
+                Severity::Warning,
+            )
+        }),
+        language: args.language.map_or(Format::Markdown, Format::from),
+        encoder,
+    };
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    run_stream(stdin.lock(), &mut stdout.lock(), &stream)?;
+    Ok(EXIT_CLEAN)
+}
+
 /// Runs `segue score`.
 pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
-    let (file, doc) = read_document(&args.path)?;
+    if args.jsonl {
+        return run_jsonl(args);
+    }
+    let Some(path) = args.path.as_deref() else {
+        anyhow::bail!("name the file to score, or use --jsonl to read JSON lines on stdin");
+    };
+    let (file, doc) = read_document(path)?;
     let source = file.text;
-    let set = scorers_for(args.tier)?;
+    let set = scorers_for(args.tier.unwrap_or(TierChoice::Auto))?;
     let analyses: Vec<Analysis> = set.iter().map(|s| analyze(&doc, s.as_ref())).collect();
     let index = LineIndex::new(&source);
     let pos = |offset: usize| {
@@ -76,13 +147,13 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
                 })
             })
             .collect();
-        let out = json!({"path": args.path.display().to_string(), "document": documents, "figures": figures, "transitions": levels});
+        let out = json!({"path": path.display().to_string(), "document": documents, "figures": figures, "transitions": levels});
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(0);
     }
     println!(
         "{} — {} sentences, {} paragraphs",
-        args.path.display(),
+        path.display(),
         doc.sentences().count(),
         doc.paragraphs().count()
     );

@@ -29,12 +29,25 @@ struct Generations<V> {
 /// Overrides every memo's capacity (entries per generation): `SEGUE_MEMO`, read once.
 const CAPACITY_VAR: &str = "SEGUE_MEMO";
 
-/// The capacity a memo gets: `SEGUE_MEMO` when it is set to a number, else `default`.
+/// The most entries per generation a memo made from now on gets, unless `SEGUE_MEMO` says
+/// otherwise ([`cap_capacity`]).
+static CAP: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(usize::MAX);
+
+/// Caps the capacity of every memo made after the call (the memos are made on first use) at
+/// `entries` per generation, unless `SEGUE_MEMO` is set. A front end that scores many unrelated
+/// documents, each once (`segue score --jsonl`), gains little from a large memo: what one document
+/// reads again is its own sentences.
+pub(crate) fn cap_capacity(entries: usize) {
+    CAP.store(entries.max(1), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The capacity a memo gets: `SEGUE_MEMO` when it is set to a number, else `default` (at most
+/// the cap of [`cap_capacity`]).
 fn capacity_or(default: usize) -> usize {
     static OVERRIDE: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     OVERRIDE
         .get_or_init(|| std::env::var(CAPACITY_VAR).ok()?.trim().parse().ok())
-        .unwrap_or(default)
+        .unwrap_or_else(|| default.min(CAP.load(std::sync::atomic::Ordering::Relaxed)))
 }
 
 impl<V: Clone> Memo<V> {

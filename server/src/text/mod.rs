@@ -14,6 +14,7 @@ pub mod line_index;
 pub mod markdown;
 pub(crate) mod memo;
 pub mod plain;
+pub mod presplit;
 pub mod prose;
 mod pseudo_heading;
 pub mod rst;
@@ -21,6 +22,7 @@ pub mod sentence;
 mod span;
 
 pub use line_index::{LineIndex, Position};
+pub use presplit::presplit;
 pub use prose::ProseText;
 pub use span::Span;
 

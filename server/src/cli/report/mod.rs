@@ -116,10 +116,12 @@ pub trait Report {
     fn write(&self, report: &CheckReport, out: &mut dyn io::Write) -> io::Result<()>;
 }
 
-/// The reporter for a `--format` name. `quiet` leaves out the text format's summary line (the
-/// other formats write only findings and errors, or a whole document that parsers expect).
-pub fn reporter(format: OutputFormat, color: bool, quiet: bool) -> Box<dyn Report> {
-    match format {
+/// The reporter for a `--format` name; `None` for `jsonl`, which streams one result per input
+/// line as it goes ([`crate::cli::jsonl`]) rather than reporting at the end. `quiet` leaves out
+/// the text format's summary line (the other formats write only findings and errors, or a whole
+/// document that parsers expect).
+pub fn reporter(format: OutputFormat, color: bool, quiet: bool) -> Option<Box<dyn Report>> {
+    Some(match format {
         OutputFormat::Text => Box::new(text::TextReport {
             color,
             summary: !quiet,
@@ -128,7 +130,8 @@ pub fn reporter(format: OutputFormat, color: bool, quiet: bool) -> Box<dyn Repor
         OutputFormat::Sarif => Box::new(sarif::SarifReport),
         OutputFormat::Github => Box::new(github::GithubReport),
         OutputFormat::Html => Box::new(html::HtmlReport),
-    }
+        OutputFormat::Jsonl => return None,
+    })
 }
 
 /// `--format` values.
@@ -144,4 +147,6 @@ pub enum OutputFormat {
     Github,
     /// One self-contained HTML page with plots (as `segue report` writes).
     Html,
+    /// JSON lines: documents as JSON lines on stdin, one result line each, streamed.
+    Jsonl,
 }
