@@ -215,15 +215,7 @@ pub fn gather(args: &CheckArgs) -> anyhow::Result<CheckReport> {
             _ => None,
         };
         let result = match changes {
-            Some(Err(e)) => FileResult {
-                path: input_path(input),
-                source: String::new(),
-                findings: Vec::new(),
-                score: None,
-                figures: Vec::new(),
-                error: Some(e.to_string()),
-                detail: None,
-            },
+            Some(Err(e)) => FileResult::failed(input_path(input), e),
             Some(Ok(changes)) => check_input(
                 input,
                 args.language.map(Format::from),
@@ -476,17 +468,7 @@ fn check_input(
     let source = match source {
         // Positions as editors count them: without the byte-order mark.
         Ok(s) => without_bom(s),
-        Err(e) => {
-            return FileResult {
-                path,
-                source: String::new(),
-                findings: Vec::new(),
-                score: None,
-                figures: Vec::new(),
-                error: Some(e.to_string()),
-                detail: None,
-            }
-        }
+        Err(e) => return FileResult::failed(path, e),
     };
     let mut result = check_source_with(path, source, format, scorer, calibration, config, extras);
     if let Some(changes) = changes {

@@ -68,6 +68,21 @@ pub struct FileResult {
     pub detail: Option<Box<Detail>>,
 }
 
+impl FileResult {
+    /// The result for a file that could not be checked, and why.
+    pub fn failed(path: String, error: impl std::fmt::Display) -> Self {
+        FileResult {
+            path,
+            source: String::new(),
+            findings: Vec::new(),
+            score: None,
+            figures: Vec::new(),
+            error: Some(error.to_string()),
+            detail: None,
+        }
+    }
+}
+
 /// A checked document as the HTML report draws it: its segmentation, every scored transition,
 /// and the reorders its judge proposes by default.
 #[derive(Debug, Clone, PartialEq)]
