@@ -61,13 +61,7 @@ fn reordered(doc: &Document, containers: &[Container]) -> String {
         match *c {
             Container::Section(s) => sections.push(s + 1),
             Container::Paragraph { section, paragraph } => {
-                let before: usize = doc
-                    .sections
-                    .iter()
-                    .take(section)
-                    .map(|s| s.paragraphs.len())
-                    .sum();
-                paragraphs.push(before + paragraph + 1);
+                paragraphs.push(doc.paragraph_number(section, paragraph));
             }
         }
     }

@@ -238,6 +238,18 @@ impl Document {
         self.sections.iter().flat_map(|s| s.paragraphs.iter())
     }
 
+    /// The 1-based number of paragraph `paragraph` of section `section` among all the document's
+    /// paragraphs (as `segue reorder --paragraph N` counts them).
+    pub fn paragraph_number(&self, section: usize, paragraph: usize) -> usize {
+        let before: usize = self
+            .sections
+            .iter()
+            .take(section)
+            .map(|s| s.paragraphs.len())
+            .sum();
+        before + paragraph + 1
+    }
+
     /// All sentences in order.
     pub fn sentences(&self) -> impl Iterator<Item = &Sentence> {
         self.paragraphs().flat_map(|p| p.sentences.iter())
@@ -546,6 +558,19 @@ mod tests {
             assert!(s.span.start >= BOM.len_utf8(), "{:?}", s.span);
             assert!(with.get(s.span.range()).is_some());
         }
+    }
+
+    #[test]
+    fn paragraphs_are_numbered_across_sections() {
+        let doc = parse("# A\n\nOne.\n\nTwo.\n\n# B\n\nThree.\n", Format::Markdown);
+        let numbered: Vec<usize> = doc
+            .sections
+            .iter()
+            .enumerate()
+            .flat_map(|(s, sec)| (0..sec.paragraphs.len()).map(move |p| (s, p)))
+            .map(|(s, p)| doc.paragraph_number(s, p))
+            .collect();
+        assert_eq!(numbered, vec![1, 2, 3]);
     }
 
     #[test]

@@ -532,13 +532,7 @@ fn proposal(source: &str, doc: &Document, p: &Proposal, judge: &str) -> String {
             format!("Section {}{heading}", s + 1)
         }
         Container::Paragraph { section, paragraph } => {
-            let before: usize = doc
-                .sections
-                .iter()
-                .take(section)
-                .map(|s| s.paragraphs.len())
-                .sum();
-            format!("Paragraph {}", before + paragraph + 1)
+            format!("Paragraph {}", doc.paragraph_number(section, paragraph))
         }
     };
     let moved = match p.change {
