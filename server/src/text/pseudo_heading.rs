@@ -6,9 +6,13 @@
 //! sentence of the running text. This pass turns it into a [`Block::Heading`]: a paragraph, or
 //! a list of one item, whose whole text is one emphasised span on one line, with at most
 //! [`MAX_WORDS`] words and no final `.`, `,`, `;`, `:` or `!` (a question mark is allowed).
-//! A paragraph that opens with a question in bold (`**` or `__`) and goes on with its answer
-//! (a FAQ's run-in question, `**How does Trio make programs easier to read?** Trio is …`) is
-//! split in two: the question becomes the heading, the answer the paragraph.
+//! A paragraph that opens with a whole sentence in bold (`**` or `__`, ending in `?`, `!` or
+//! `.`) and goes on after it is split in two: the bold sentence becomes the heading, the rest the
+//! paragraph. That is a FAQ's run-in question (`**How does Trio make programs easier to read?**
+//! Trio is …`), or a reader's wish it answers (`**I want to try it out!** Awesome! We have …`,
+//! `**I tried it, but it's not working.** Sorry to hear that!`). A bold label (`**Note:**`,
+//! `**NEW:**`) or a bold word whose sentence goes on (`**correctness**. Concurrency …`) stays in
+//! its paragraph.
 
 use super::{Block, Span};
 
@@ -16,7 +20,7 @@ use super::{Block, Span};
 const MAX_WORDS: usize = 20;
 
 /// Turns emphasised lines in `blocks` (spans into `source`) into headings, one level below the
-/// heading before them, and splits a run-in question off the paragraph it opens.
+/// heading before them, and splits a run-in bold sentence off the paragraph it opens.
 pub fn promote(source: &str, blocks: &mut Vec<Block>) {
     let mut level = 1;
     let mut i = 0;
@@ -32,7 +36,7 @@ pub fn promote(source: &str, blocks: &mut Vec<Block>) {
                         title,
                         level: level.saturating_add(1).min(6),
                     };
-                } else if let Some((span, title, rest)) = run_in_question(source, &blocks[i]) {
+                } else if let Some((span, title, rest)) = run_in_lead(source, &blocks[i]) {
                     blocks[i] = Block::Heading {
                         span,
                         title,
@@ -48,10 +52,10 @@ pub fn promote(source: &str, blocks: &mut Vec<Block>) {
     }
 }
 
-/// A paragraph that opens with an emphasised question and goes on with its answer (a FAQ's
-/// `**How does Trio make programs easier to read?** Trio is based on …`), split into the
-/// question (its span and title, for a heading) and the answer, as the paragraph.
-fn run_in_question(source: &str, block: &Block) -> Option<(Span, String, Block)> {
+/// A paragraph that opens with a sentence in bold and goes on after it (a FAQ's `**How does
+/// Trio make programs easier to read?** Trio is based on …`), split into the bold sentence (its
+/// span and title, for a heading) and the rest, as the paragraph.
+fn run_in_lead(source: &str, block: &Block) -> Option<(Span, String, Block)> {
     let Block::Prose {
         span,
         prose,
@@ -68,9 +72,11 @@ fn run_in_question(source: &str, block: &Block) -> Option<(Span, String, Block)>
     let words = inner.split_whitespace().count();
     let after = close + delimiter.len();
     let rest = raw[after..].trim_start();
-    let asks = inner.ends_with('?') && !inner.starts_with(['*', '_']);
+    let sentence = inner.ends_with(['?', '!', '.'])
+        && !inner.starts_with(['*', '_'])
+        && inner.chars().any(char::is_alphabetic);
     let answered = raw[after..].starts_with(char::is_whitespace) && !rest.is_empty();
-    if !(asks && answered && (1..=MAX_WORDS).contains(&words)) {
+    if !(sentence && answered && (1..=MAX_WORDS).contains(&words)) {
         return None;
     }
     let title = inner.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -222,6 +228,28 @@ mod tests {
         );
         // A bold label that is not a question stays in its paragraph.
         assert_eq!(doc.sections[1].paragraphs.len(), 2);
+    }
+
+    #[test]
+    fn a_run_in_bold_sentence_opens_what_follows() {
+        // trio's README answers a reader's wishes and complaints the way it answers questions;
+        // labels and bold words inside a sentence stay where they are (dotenv's README, trio's,
+        // Django's tutorial).
+        let rst = "Trio\n====\n\nTrio is a library.\n\n**I want to try it out!** Awesome! We have a friendly tutorial.\n\n**I tried it, but it's not working.** Sorry to hear that! You can try asking for help.\n\n**NEW:** Dotenv now has a CLI! Great for agents.\n\n**correctness**. Concurrency is complicated; we try to make it easy.\n\n**It doesn't matter**. Let them grow.\n";
+        let doc = parse(rst, Format::Rst);
+        assert_eq!(
+            headings(rst, Format::Rst),
+            vec![
+                ("Trio".to_string(), 1),
+                ("I want to try it out!".to_string(), 2),
+                ("I tried it, but it's not working.".to_string(), 2),
+            ]
+        );
+        let first = |k: usize| doc.sections[k].paragraphs[0].sentences[0].text.clone();
+        assert_eq!(first(1), "Awesome!");
+        assert_eq!(first(2), "Sorry to hear that!");
+        // The labels and the bold words stay in the last section's paragraphs.
+        assert_eq!(doc.sections[2].paragraphs.len(), 4);
     }
 
     #[test]
