@@ -7,7 +7,7 @@
 //! transitions are relative to their set, such as the ordering model's, scores each container as a
 //! set of its own.
 
-use super::cues::{explicit_link, Cue};
+use super::cues::{explicit_link, Link};
 use super::novelty::novelty;
 use super::{Level, Reason, Scorer, Unit};
 use crate::text::{Document, Ending, Span};
@@ -51,7 +51,7 @@ pub struct Transition {
     pub intrusion: Option<f64>,
     /// The explicit link with which `to` opens (a connective, an anaphor, a demonstrative:
     /// [`explicit_link`]), if any: the writer marked how it follows on.
-    pub link: Option<Cue>,
+    pub link: Option<Link>,
     /// The novelty of `to` ([`super::novelty`]): the share of its content words that no other
     /// unit of the document uses; `None` for units too short to tell.
     pub novelty: Option<f64>,
@@ -224,10 +224,10 @@ pub fn adjacent(
 }
 
 /// The explicit link with which a unit opens (its first sentence's), if any.
-pub fn unit_link(unit: &Unit<'_>) -> Option<Cue> {
+pub fn unit_link(unit: &Unit<'_>) -> Option<Link> {
     unit.first()
         .and_then(|s| explicit_link(s))
-        .map(|(cue, _)| cue)
+        .map(|(cue, words)| Link { cue, words })
 }
 
 /// The sentence transitions Segue judges, as pairs of indices into `refs` (from

@@ -25,6 +25,16 @@ pub enum Cue {
     Quotation,
 }
 
+/// An explicit link ([`explicit_link`]): its kind and the words that make it ("However", "In
+/// this case", "this", "they"), for messages that quote them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Link {
+    /// The kind of link.
+    pub cue: Cue,
+    /// The words of the sentence that make it, as written.
+    pub words: String,
+}
+
 /// Opening phrases and their kinds; longer phrases are tried first.
 const CUES: &[(&str, Cue)] = &[
     ("however", Cue::Contrast),

@@ -20,6 +20,7 @@
 //! transitions is reported once, at its first unit.
 
 use super::analysis::{median, Analysis, Transition};
+use super::cues::{Cue, Link};
 use super::verdict::{self, Baseline};
 use super::{Level, Reason};
 use crate::text::Span;
@@ -525,9 +526,9 @@ fn judged(
             .get(best + 1)
             .filter(|n| n.from.span == t.to.span);
         let novelty = verdict::excess_novelty(t.novelty, base.usual_novelty);
-        out.push(if t.link.is_some() {
+        out.push(if let Some(link) = &t.link {
             // It opens as if it followed on: "it does not follow" would contradict the text.
-            apart(t, next, true, median, floor, scorer)
+            apart(t, next, Some(link), median, floor, scorer)
         } else if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
             foreign(t, median, floor, scorer)
         } else if t.intrusion.is_some_and(|p| p >= 0.5)
@@ -537,7 +538,7 @@ fn judged(
                 // follow" would contradict the text.
                 || t.reason.shared.len() >= 2
         {
-            apart(t, next, false, median, floor, scorer)
+            apart(t, next, None, median, floor, scorer)
         } else {
             finding(t, median, floor, scorer)
         });
@@ -600,24 +601,21 @@ fn interruption(t: &Transition, median: f64, floor: f64, scorer: &'static str) -
 
 /// The finding on a unit the verdict or intrusion model flags as out of place: `t` leads into
 /// it, `next` (if any) leads out of it. The message names what the unit has in common with its
-/// neighbours, which a writer can check. A unit that opens with an explicit link (`linked`) gets
-/// its own wording: "it does not follow" would contradict the text, and its link leans on
-/// something the text before it does not say.
+/// neighbours, which a writer can check. A unit that opens with an explicit link (`link`) gets
+/// its own wording, which quotes the link: "it does not follow" would contradict the text, and
+/// its link leans on something the text before it does not say.
 fn apart(
     t: &Transition,
     next: Option<&Transition>,
-    linked: bool,
+    link: Option<&Link>,
     median: f64,
     floor: f64,
     scorer: &'static str,
 ) -> Finding {
     let (unit, _) = unit_names(t.level);
     let evidence = in_common(t, next);
-    let message = if linked {
-        format!(
-            "This {unit} opens as if it followed on from the one before it, but {evidence}. \
-             If what it refers to is not plain, name it; if it is elsewhere, move it there."
-        )
+    let message = if let Some(link) = link {
+        linked_message(unit, link, &evidence)
     } else {
         format!(
             "This {unit} seems out of place: {evidence}. Consider moving it next to related \
@@ -625,6 +623,30 @@ fn apart(
         )
     };
     finding_on(t, median, floor, scorer, message)
+}
+
+/// The message on a unit out of place that leans on what comes before it with `link`: a
+/// pointer or pronoun is quoted as what refers back, a connective as what ties it on.
+fn linked_message(unit: &str, link: &Link, evidence: &str) -> String {
+    let words = link.words.trim();
+    if !words.chars().any(char::is_alphabetic) {
+        // A quotation mark or a bracket: a turn of dialogue, a remark in parentheses.
+        return format!(
+            "This {unit} opens as if it followed on from the one before it, but {evidence}. \
+             If what it answers is not plain, say so; if it belongs elsewhere, move it there."
+        );
+    }
+    match link.cue {
+        Cue::Demonstrative | Cue::Personal => format!(
+            "This {unit} refers back with ‘{words}’, yet {evidence}. If what ‘{words}’ refers \
+             to is not plain, name it; if it is elsewhere, move the {unit} there."
+        ),
+        _ => format!(
+            "This {unit} opens with ‘{words}’, which ties it to the one before it, yet \
+             {evidence}. If the link is not plain, spell it out; if the {unit} belongs \
+             elsewhere, move it there."
+        ),
+    }
 }
 
 /// What the unit `t` leads into has in common with its neighbours, as a clause a writer can
@@ -738,6 +760,43 @@ fn finding_on(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_linked_unit_out_of_place_is_told_which_words_link_it() {
+        let evidence = "it shares no content words with the sentences on either side";
+        let link = |cue, words: &str| Link {
+            cue,
+            words: words.to_string(),
+        };
+        // nodemon's README: "Hat tip to … for writing this technique up."
+        let pointer = linked_message("sentence", &link(Cue::Demonstrative, "this"), evidence);
+        assert_eq!(
+            pointer,
+            "This sentence refers back with ‘this’, yet it shares no content words with the \
+             sentences on either side. If what ‘this’ refers to is not plain, name it; if it is \
+             elsewhere, move the sentence there."
+        );
+        let connective = linked_message(
+            "paragraph",
+            &link(Cue::Contrast, "On the other hand"),
+            evidence,
+        );
+        assert!(
+            connective.starts_with(
+                "This paragraph opens with ‘On the other hand’, which ties it to the one before it, yet"
+            ),
+            "{connective}"
+        );
+        // A quotation mark is not quoted back.
+        let dialogue = linked_message("sentence", &link(Cue::Quotation, "“"), evidence);
+        assert!(
+            dialogue.starts_with("This sentence opens as if it followed on"),
+            "{dialogue}"
+        );
+        for m in [pointer, connective, dialogue] {
+            assert!(!m.contains("does not follow"), "{m}");
+        }
+    }
+
     use super::*;
     use crate::score::analysis::analyze;
     use crate::score::lexical::Lexical;
@@ -955,7 +1014,10 @@ mod tests {
             .expect("a sentence baseline");
         let x = verdict::features(&analysis.sentences, &base);
         assert!(model.judge(&x[odd], true) < model.judge(&x[odd], false));
-        analysis.sentences[odd].link = Some(crate::score::cues::Cue::Contrast);
+        analysis.sentences[odd].link = Some(crate::score::cues::Link {
+            cue: crate::score::cues::Cue::Contrast,
+            words: "However".to_string(),
+        });
         let linked = findings(&analysis, &Calibration::shipped(), Sensitivity::High);
         // Flagged or not, a linked unit is never told that it does not follow.
         assert!(
