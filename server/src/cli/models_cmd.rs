@@ -239,17 +239,21 @@ fn verify(options: &ModelOptions, gpu: bool) -> anyhow::Result<u8> {
         };
         println!("{:<10} {}", what, c.entry.path);
     }
-    if dir.join(bundle::MARKER).is_file() {
-        for path in bundle::stale(&dir) {
-            bad += 1;
-            println!(
-                "{:<10} {path} (not this build's; run `segue models install`)",
-                "STALE"
-            );
-        }
+    let stale = if dir.join(bundle::MARKER).is_file() {
+        bundle::stale(&dir)
+    } else {
+        Vec::new()
+    };
+    for path in &stale {
+        println!("{:<10} {path} (not this build's)", "STALE");
     }
     if bad > 0 {
-        eprintln!("segue: {bad} model files are missing, damaged or stale in {}; run `segue models install` (or that folder's install script)", dir.display());
+        eprintln!("segue: {bad} of {} model files are missing or damaged in {}; run `models/install` (or `segue models install`)", checks.len(), dir.display());
+    }
+    if !stale.is_empty() {
+        eprintln!("segue: {} of the {} files `segue models install` wrote in {} differ from this build's; run `segue models install` again", stale.len(), bundle::FILES.len(), dir.display());
+    }
+    if bad > 0 || !stale.is_empty() {
         return Ok(EXIT_ERROR);
     }
     println!(
