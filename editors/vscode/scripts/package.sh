@@ -19,14 +19,17 @@
 set -euo pipefail
 ext="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 repo="$(cd "$ext/../.." && pwd)"
+caller="$PWD"
+# PATH as given, taken from the folder the script was called from (it runs in editors/vscode).
+absolute() { case "$1" in /*) echo "$1" ;; *) echo "$caller/$1" ;; esac; }
 cd "$ext"
 
 targets=() binary="" out="$ext" all=0 no_server=0 strip_bin=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) targets+=("$2"); shift 2 ;;
-    --binary) binary="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
+    --binary) binary="$(absolute "$2")"; shift 2 ;;
+    --out) out="$(absolute "$2")"; shift 2 ;;
     --all) all=1; shift ;;
     --no-server) no_server=1; shift ;;
     --no-strip) strip_bin=0; shift ;;

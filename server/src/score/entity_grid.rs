@@ -33,7 +33,7 @@ use std::sync::{Arc, OnceLock};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The weights shipped with Segue, trained by `segue train tier0` on the train split.
-const EMBEDDED: &str = include_str!("../../../models/tier0/entity_grid.json");
+const EMBEDDED: &str = include_str!("../../models/tier0/entity_grid.json");
 
 /// A grammatical role in the grid, ordered by prominence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

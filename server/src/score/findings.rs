@@ -132,7 +132,7 @@ pub struct Calibration {
 impl Calibration {
     /// The calibration shipped with Segue (measured on the dev corpus).
     pub fn shipped() -> Calibration {
-        serde_json::from_str(include_str!("../../../models/calibration.json")).unwrap_or_default()
+        serde_json::from_str(include_str!("../../models/calibration.json")).unwrap_or_default()
     }
 
     /// Reads a calibration file (as `segue calibrate` writes it) and checks its shape.

@@ -77,12 +77,12 @@ impl Model {
         let (cell, text, features) = match self {
             Model::Embedding => (
                 &EMBEDDING,
-                include_str!("../../../models/intrusion/intrusion.json"),
+                include_str!("../../models/intrusion/intrusion.json"),
                 &FEATURES[..],
             ),
             Model::Tier0 => (
                 &TIER0,
-                include_str!("../../../models/intrusion/tier0.json"),
+                include_str!("../../models/intrusion/tier0.json"),
                 &FEATURES[..WINDOW_FEATURES],
             ),
         };
@@ -344,7 +344,7 @@ mod tests {
 
     #[test]
     fn features_and_logits_match_the_trainer() {
-        let text = include_str!("../../../models/intrusion/reference.json");
+        let text = include_str!("../../models/intrusion/reference.json");
         let reference: Reference = serde_json::from_str(text).expect("reference parses");
         let m = Model::Embedding.level(Level::Sentence).expect("model");
         for case in &reference.cases {

@@ -31,7 +31,7 @@ use std::sync::{Arc, OnceLock};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The weights shipped with Segue, trained by `segue train tier0` on the train split.
-const EMBEDDED: &str = include_str!("../../../models/tier0/tier0.json");
+const EMBEDDED: &str = include_str!("../../models/tier0/tier0.json");
 
 /// Number of pair features of the combined model.
 pub const FEATURE_COUNT: usize = 23;

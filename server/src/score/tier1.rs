@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The weights shipped with Segue, fitted on the dev corpus by `models/train/tier1/fit.py`.
-const EMBEDDED: &str = include_str!("../../../models/tier1/tier1.json");
+const EMBEDDED: &str = include_str!("../../models/tier1/tier1.json");
 
 /// The scorers the blend reads whole, by name.
 pub const SCORER_PARTS: [&str; 2] = ["embedding", "tier0"];

@@ -224,7 +224,7 @@ fn shipped_file() -> Option<&'static File> {
     static FILE: OnceLock<Option<File>> = OnceLock::new();
     FILE.get_or_init(|| {
         let file: File =
-            serde_json::from_str(include_str!("../../../models/verdict/verdict.json")).ok()?;
+            serde_json::from_str(include_str!("../../models/verdict/verdict.json")).ok()?;
         let ok = file
             .features
             .iter()
