@@ -6,13 +6,12 @@
 //! sentence of the running text. This pass turns it into a [`Block::Heading`]: a paragraph, or
 //! a list of one item, whose whole text is one emphasised span on one line, with at most
 //! [`MAX_WORDS`] words and no final `.`, `,`, `;`, `:` or `!` (a question mark is allowed).
-//! A paragraph that opens with a whole sentence in bold (`**` or `__`, ending in `?`, `!` or
-//! `.`) and goes on after it is split in two: the bold sentence becomes the heading, the rest the
-//! paragraph. That is a FAQ's run-in question (`**How does Trio make programs easier to read?**
-//! Trio is …`), or a reader's wish it answers (`**I want to try it out!** Awesome! We have …`,
-//! `**I tried it, but it's not working.** Sorry to hear that!`). A bold label (`**Note:**`,
-//! `**NEW:**`) or a bold word whose sentence goes on (`**correctness**. Concurrency …`) stays in
-//! its paragraph.
+//! A paragraph that opens with a question or an exclamation in bold (`**` or `__`) and goes on
+//! after it is split in two: the bold sentence becomes the heading, the rest the paragraph. That
+//! is a FAQ's run-in question (`**How does Trio make programs easier to read?** Trio is …`), or
+//! a reader's wish it answers (`**I want to try it out!** Awesome! We have …`). A bold statement
+//! (`**Back up first.** Then …`) is emphasis within the running text and stays, as do a bold label
+//! (`**Note:**`, `**NEW:**`) and a bold word whose sentence goes on (`**correctness**. …`).
 
 use super::{Block, Span};
 
@@ -72,7 +71,7 @@ fn run_in_lead(source: &str, block: &Block) -> Option<(Span, String, Block)> {
     let words = inner.split_whitespace().count();
     let after = close + delimiter.len();
     let rest = raw[after..].trim_start();
-    let sentence = inner.ends_with(['?', '!', '.'])
+    let sentence = inner.ends_with(['?', '!'])
         && !inner.starts_with(['*', '_'])
         && inner.chars().any(char::is_alphabetic);
     let answered = raw[after..].starts_with(char::is_whitespace) && !rest.is_empty();
@@ -235,21 +234,22 @@ mod tests {
         // trio's README answers a reader's wishes and complaints the way it answers questions;
         // labels and bold words inside a sentence stay where they are (dotenv's README, trio's,
         // Django's tutorial).
-        let rst = "Trio\n====\n\nTrio is a library.\n\n**I want to try it out!** Awesome! We have a friendly tutorial.\n\n**I tried it, but it's not working.** Sorry to hear that! You can try asking for help.\n\n**NEW:** Dotenv now has a CLI! Great for agents.\n\n**correctness**. Concurrency is complicated; we try to make it easy.\n\n**It doesn't matter**. Let them grow.\n";
+        let rst = "Trio\n====\n\nTrio is a library.\n\n**I want to try it out!** Awesome! We have a friendly tutorial.\n\n**Ugh, show me some code!** If you're in a hurry, look at this.\n\n**NEW:** Dotenv now has a CLI! Great for agents.\n\n**correctness**. Concurrency is complicated; we try to make it easy.\n\n**It doesn't matter**. Let them grow.\n\n**Back up first.** Then run it.\n";
         let doc = parse(rst, Format::Rst);
         assert_eq!(
             headings(rst, Format::Rst),
             vec![
                 ("Trio".to_string(), 1),
                 ("I want to try it out!".to_string(), 2),
-                ("I tried it, but it's not working.".to_string(), 2),
+                ("Ugh, show me some code!".to_string(), 2),
             ]
         );
         let first = |k: usize| doc.sections[k].paragraphs[0].sentences[0].text.clone();
         assert_eq!(first(1), "Awesome!");
-        assert_eq!(first(2), "Sorry to hear that!");
-        // The labels and the bold words stay in the last section's paragraphs.
-        assert_eq!(doc.sections[2].paragraphs.len(), 4);
+        assert_eq!(first(2), "If you're in a hurry, look at this.");
+        // The labels, the bold words and the bold statement stay in the last section's
+        // paragraphs.
+        assert_eq!(doc.sections[2].paragraphs.len(), 5);
     }
 
     #[test]
