@@ -32,8 +32,9 @@
 //! replaying them, the documents' 898 sentences (p95 41 tokens, longest 64) became 433 after
 //! 32,000 edits (p95 120, longest 174). The encoder's batches widened with them and ONNX
 //! Runtime's CPU arena extends for a wider shape: the steps of the ten-minute soak of 2026-11-25
-//! (RSS 159 → 190 MiB, 1.30 MiB/min, +9 MiB at about 9,500 edits and +4 at about 21,000). With
-//! whole words, 887 sentences after 32,000 edits (p95 39, longest 63).
+//! (RSS 159 → 190 MiB, 1.30 MiB/min, +9 MiB at about 9,500 edits and +4 at about 21,000; on
+//! 2026-11-27, 18,520 edits: 169 → 180 MiB, 0.32 MiB per 1,000 edits, 0.80 MiB/min). With whole
+//! words, 887 sentences after 32,000 edits (p95 39, longest 63).
 //!
 //! Set `SEGUE_SOAK_EDITS` to change the short form's length, `SEGUE_SOAK_CACHE` its cache cap,
 //! `SEGUE_SOAK_TIER0=1` to run it without the models, `SEGUE_SOAK_SAMPLES=FILE` to keep the
