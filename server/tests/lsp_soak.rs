@@ -17,20 +17,24 @@
 //! - `soak_long` (ignored; `tests/soak` runs it in release): the same for `SEGUE_SOAK_MINUTES`
 //!   (default 10); the slope in MiB per minute must stay under 1 MiB/min once the warm-up is
 //!   over. (With the default cache of 16,384 entries, the cache's own filling, up to about 50 MiB,
-//!   shows in a 10-minute slope: set `SEGUE_SOAK_CACHE=16384` to see it.) Measured with
-//!   `tests/soak` (release, 10 minutes) on the 2-core development machine on 2026-11-25, load
-//!   average 1 to 6 from other builds: 30,376 edits, RSS 159 → 190 MiB, 0.46 MiB per 1,000 edits,
-//!   1.30 MiB/min, so the goal is not met yet. The resident set is flat for three minutes, then
-//!   steps (+9 MiB at about 9,500 edits, +4 MiB at about 21,000), which is how ONNX Runtime's
-//!   CPU arena extends for a larger batch; tier 0 alone (`SEGUE_SOAK_TIER0=1
-//!   SEGUE_SOAK_MINUTES=4`) grows 0.09 MiB per 1,000 edits, about the size of the stems that
-//!   deletions inside words add to the process-wide stem table (`score::stems`, unbounded).
-//!   Slopes per minute grow with the edit rate (11,000 edits a minute at tier 0 in release).
+//!   shows in a 10-minute slope: set `SEGUE_SOAK_CACHE=16384` to see it.) Measured in release on
+//!   the 2-core development machine on 2026-11-27, load average 5.6 to 6.3 from other builds, the
+//!   server built from `main` through `SEGUE_TEST_SERVER`: 16,504 edits in 10 minutes, RSS
+//!   156 → 178 MiB, 0.06 MiB per 1,000 edits, 0.10 MiB/min. Slopes per minute grow
+//!   with the edit rate, which the load sets (about 3,000 edits a minute at tier 1 and 11,000 at
+//!   tier 0 at a load average of 1 to 6 on 2026-11-25).
 //!
-//! The edits keep each document at its length when opened (they delete whenever it is longer),
-//! so the workload has a constant size: before, insertions outweighed deletions and the three
-//! documents grew from 99 KiB to over 200 KiB in ten minutes, which made the soak's memory grow
-//! with them (the same release soak measured 0.89 MiB per 1,000 edits, 1.39 MiB/min).
+//! The workload has a constant size, so memory that grows is the server's: every edit is whole
+//! words at a space, inserted when the line is shorter than when opened and deleted otherwise,
+//! and never a word that ends a sentence, so every line stays at its length, every document at
+//! its sentences, and the sentences at their lengths in tokens. Edits that deleted up to 24
+//! characters anywhere let sentences merge and cut words into fragments of more tokens:
+//! replaying them, the documents' 898 sentences (p95 41 tokens, longest 64) became 433 after
+//! 32,000 edits (p95 120, longest 174). The encoder's batches widened with them and ONNX
+//! Runtime's CPU arena extends for a wider shape: the steps of the ten-minute soak of 2026-11-25
+//! (RSS 159 → 190 MiB, 1.30 MiB/min, +9 MiB at about 9,500 edits and +4 at about 21,000; on
+//! 2026-11-27, 18,520 edits: 169 → 180 MiB, 0.32 MiB per 1,000 edits, 0.80 MiB/min). With whole
+//! words, 887 sentences after 32,000 edits (p95 39, longest 63).
 //!
 //! Set `SEGUE_SOAK_EDITS` to change the short form's length, `SEGUE_SOAK_CACHE` its cache cap,
 //! `SEGUE_SOAK_TIER0=1` to run it without the models, `SEGUE_SOAK_SAMPLES=FILE` to keep the
@@ -75,16 +79,28 @@ struct Doc {
     version: i32,
     /// The length the edits keep the document at (its length when opened), in bytes.
     target: usize,
+    /// The lines the edits go to: its prose lines when opened.
+    prose: Vec<usize>,
+    /// The length of each line when opened, in bytes: the edits keep every line at it.
+    widths: Vec<usize>,
 }
+
+/// What ends a sentence: the edits never delete a word with one.
+const TERMINATORS: [char; 3] = ['.', '!', '?'];
 
 impl Doc {
     /// A document as opened, with the text `text`.
     fn new(uri: lsp::Uri, text: &str) -> Doc {
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let prose = prose_lines(&lines);
+        let widths = lines.iter().map(String::len).collect();
         Doc {
             uri,
-            lines: text.lines().map(str::to_string).collect(),
+            lines,
             version: 1,
             target: text.len(),
+            prose,
+            widths,
         }
     }
 
@@ -97,52 +113,66 @@ impl Doc {
         self.lines.iter().map(String::len).sum::<usize>() + self.lines.len().saturating_sub(1)
     }
 
-    /// Lines worth editing: long prose lines (no headings, code, tables or list items).
-    fn prose_lines(&self) -> Vec<usize> {
+    /// Sentence ends in the document.
+    fn terminators(&self) -> usize {
         self.lines
             .iter()
-            .enumerate()
-            .filter(|(_, l)| {
-                l.len() > 60
-                    && !l.starts_with(['#', ' ', '|', '`', '-', '*'])
-                    && !l.chars().next().is_some_and(|c| c.is_ascii_digit())
-            })
-            .map(|(i, _)| i)
-            .collect()
+            .map(|l| l.matches(TERMINATORS).count())
+            .sum()
     }
 
-    /// A random edit inside one prose line (insert one to three words, or delete up to 24
-    /// characters), applied to the client's copy; returns the change to send. Edits delete
-    /// whenever the document is longer than when it was opened, so its length stays about the
-    /// same however long the soak runs: the server's memory must stay flat for a workload of
-    /// constant size (a document that keeps growing rightly costs more).
+    /// A random edit inside one prose line, made of whole words at a space (so never before the
+    /// line's first word, and the line stays a paragraph): insert one to three words when the
+    /// line is shorter than when opened, else delete the one to three words after the space,
+    /// stopping before a word that ends a sentence. The change is applied to the client's copy
+    /// and returned for sending. So the workload keeps a constant size however long the soak
+    /// runs: every line stays at its length, the document at its sentences and the sentences
+    /// at their lengths in tokens (were sentences allowed to merge, or words cut into fragments
+    /// that take more tokens, they would grow longer all along, and so would the model's batches
+    /// and the memory they take, rightly).
     fn random_edit(
         &mut self,
         rng: &mut Rng,
         words: &[&str],
     ) -> lsp::TextDocumentContentChangeEvent {
-        let prose = self.prose_lines();
-        let line = prose[rng.below(prose.len())];
+        let line = self.prose[rng.below(self.prose.len())];
         let chars: Vec<char> = self.lines[line].chars().collect();
         let col16 = |upto: usize| chars[..upto].iter().map(|c| c.len_utf16()).sum::<usize>() as u32;
         let pos = |c: usize| lsp::Position::new(line as u32, col16(c));
-        let at = rng.below(chars.len());
-        let grow = self.len() < self.target && rng.below(10) < 6;
-        let (range, text, kept): (lsp::Range, String, Vec<char>) = if grow || chars.len() < 80 {
-            let n = 1 + rng.below(3);
-            let inserted: String = (0..n)
-                .map(|_| format!(" {}", words[rng.below(words.len())]))
-                .collect();
-            let mut kept = chars[..at].to_vec();
-            kept.extend(inserted.chars());
-            kept.extend_from_slice(&chars[at..]);
-            (lsp::Range::new(pos(at), pos(at)), inserted, kept)
-        } else {
-            let end = (at + 1 + rng.below(24)).min(chars.len());
-            let mut kept = chars[..at].to_vec();
-            kept.extend_from_slice(&chars[end..]);
-            (lsp::Range::new(pos(at), pos(end)), String::new(), kept)
-        };
+        let spaces: Vec<usize> = (0..chars.len()).filter(|&c| chars[c] == ' ').collect();
+        let at = spaces
+            .get(rng.below(spaces.len()))
+            .copied()
+            .unwrap_or(chars.len());
+        let (range, text, kept): (lsp::Range, String, Vec<char>) =
+            if self.lines[line].len() < self.widths[line] {
+                let n = 1 + rng.below(3);
+                let inserted: String = (0..n)
+                    .map(|_| format!(" {}", words[rng.below(words.len())]))
+                    .collect();
+                let mut kept = chars[..at].to_vec();
+                kept.extend(inserted.chars());
+                kept.extend_from_slice(&chars[at..]);
+                (lsp::Range::new(pos(at), pos(at)), inserted, kept)
+            } else {
+                // Each word goes with the space before it.
+                let mut end = at;
+                for _ in 0..1 + rng.below(3) {
+                    let next = (end + 1..chars.len())
+                        .find(|&c| chars[c] == ' ')
+                        .unwrap_or(chars.len());
+                    if chars[(end + 1).min(next)..next]
+                        .iter()
+                        .any(|c| TERMINATORS.contains(c))
+                    {
+                        break;
+                    }
+                    end = next;
+                }
+                let mut kept = chars[..at].to_vec();
+                kept.extend_from_slice(&chars[end..]);
+                (lsp::Range::new(pos(at), pos(end)), String::new(), kept)
+            };
         self.lines[line] = kept.into_iter().collect();
         lsp::TextDocumentContentChangeEvent {
             range: Some(range),
@@ -150,6 +180,20 @@ impl Doc {
             text,
         }
     }
+}
+
+/// Lines worth editing: long prose lines (no headings, code, tables or list items).
+fn prose_lines(lines: &[String]) -> Vec<usize> {
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.len() > 60
+                && !l.starts_with(['#', ' ', '|', '`', '-', '*'])
+                && !l.chars().next().is_some_and(|c| c.is_ascii_digit())
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// The three documents: overlapping halves of the 10,000-word bench document (about 5,000
@@ -364,13 +408,19 @@ fn cache_cap() -> String {
 }
 
 /// The soak's workload has a constant size: however many edits it makes, every document stays
-/// within a few hundred bytes of its length when opened (so memory that grows is the server's).
+/// within a few hundred bytes of its length when opened, every line within a few words of its
+/// own, and no sentence end is lost (so memory that grows is the server's).
 #[test]
 fn edits_keep_each_document_at_its_length() {
     let mut rng = Rng(0x005e_ed0f_5e9e);
     for (name, text) in documents() {
         let mut doc = Doc::new(scratch_uri(&name), &text);
-        let words: Vec<&str> = text.split_whitespace().collect();
+        let words: Vec<&str> = text
+            .split_whitespace()
+            .filter(|w| w.chars().all(char::is_alphabetic) && w.len() > 2)
+            .collect();
+        let longest = words.iter().map(|w| w.len()).max().unwrap_or(0);
+        let ends = doc.terminators();
         for _ in 0..10_000 {
             doc.random_edit(&mut rng, &words);
         }
@@ -382,6 +432,19 @@ fn edits_keep_each_document_at_its_length() {
             doc.len(),
             doc.target
         );
+        assert_eq!(
+            doc.terminators(),
+            ends,
+            "{name}: a sentence end was deleted"
+        );
+        for (i, line) in doc.lines.iter().enumerate() {
+            assert!(
+                line.len() <= doc.widths[i] + 3 * (longest + 1),
+                "{name}: line {i} grew from {} to {} bytes",
+                doc.widths[i],
+                line.len()
+            );
+        }
     }
 }
 
