@@ -488,10 +488,22 @@ fn prose_inputs(
     Ok((docs, scorers))
 }
 
-/// `work` on each of `n` documents, in parallel, the results in document order.
-fn per_document<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+/// `work` on each of `n` documents with `scorer`, the results in document order: in parallel for
+/// a built-in scorer, one document after another for a model scorer. The int8 encoder quantises
+/// each batch with a scale of its own and the embedding cache is shared, so a sentence's vector
+/// depends on which batch embedded it first; in parallel, the figures moved from run to run (a
+/// finding or two at `high` on the dev part). The encoder uses every core either way.
+fn per_document<T: Send>(
+    n: usize,
+    scorer: &dyn Scorer,
+    work: impl Fn(usize) -> T + Sync + Send,
+) -> Vec<T> {
     use rayon::prelude::*;
-    (0..n).into_par_iter().map(work).collect()
+    if scorer.tier() == 0 {
+        (0..n).into_par_iter().map(work).collect()
+    } else {
+        (0..n).map(work).collect()
+    }
 }
 
 /// `segue eval --task prose`: findings on a folder of real documents.
@@ -507,7 +519,7 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
     if let Some(path) = &args.verdict_rows_out {
         let mut text = String::new();
         for s in &scorers {
-            let rows: Vec<Vec<VerdictRows>> = per_document(docs.len(), |i| {
+            let rows: Vec<Vec<VerdictRows>> = per_document(docs.len(), s.as_ref(), |i| {
                 verdict_rows(
                     s.as_ref(),
                     &docs,
@@ -531,7 +543,7 @@ fn run_prose(args: &EvalArgs) -> anyhow::Result<u8> {
             .iter()
             .map(|s| {
                 let chunks: Vec<(Vec<DocResult>, Vec<ListedFinding>)> =
-                    per_document(docs.len(), |i| {
+                    per_document(docs.len(), s.as_ref(), |i| {
                         prose_doc(
                             s.as_ref(),
                             &docs,
