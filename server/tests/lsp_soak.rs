@@ -12,8 +12,9 @@
 //!   allocator set-up (`segue::lsp::memory`); on the 2-core development machine on 2026-11-25,
 //!   1.2–1.7 in five runs (the same for the build of the day before) and 2.4 in one run of a
 //!   loaded CI, so the bound is 3: a short run's slope moves with the allocator and the load,
-//!   and the ten-minute form below is the check of a leak. Latency is reported (median and p95,
-//!   edit → diagnostics), never asserted.
+//!   and the ten-minute form below is the check of a leak. Latency (edit → diagnostics) is
+//!   reported, never asserted: median and p95, and the p95 of each third of the run, to show
+//!   that it holds steady.
 //! - `soak_long` (ignored; `tests/soak` runs it in release): the same for `SEGUE_SOAK_MINUTES`
 //!   (default 10); the slope in MiB per minute must stay under 1 MiB/min once the warm-up is
 //!   over. (With the default cache of 16,384 entries, the cache's own filling, up to about 50 MiB,
@@ -261,6 +262,13 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// The p95 of each third of `v` (in the order measured), to show whether latency holds steady
+/// as the session goes on.
+fn p95_by_thirds(v: &[f64]) -> [f64; 3] {
+    let n = v.len();
+    [0, 1, 2].map(|k| percentile(&mut v[k * n / 3..(k + 1) * n / 3].to_vec(), 0.95))
+}
+
 /// What one soak measured.
 struct Soak {
     edits: usize,
@@ -371,11 +379,13 @@ fn soak(cache: Option<&str>, done: impl Fn(usize, Duration) -> bool) -> Soak {
         per_1000: slope(&per_edit) * 1000.0,
         per_minute: slope(&per_min),
     };
+    let (tier0_thirds, model_thirds) = (p95_by_thirds(&tier0_ms), p95_by_thirds(&model_ms));
     let p = |v: &mut Vec<f64>, q| percentile(v, q);
     eprintln!(
         "soak ({}): {} edits in {:.1} min; documents {:.0} → {:.0} KiB; RSS {:.0} → {:.0} MiB (peak \
          {:.0}); slope after warm-up {:.2} MiB per 1,000 edits, {:.2} MiB/min; tier 0 edit → \
-         diagnostics median {:.0} ms, p95 {:.0} ms; model stage median {:.0} ms, p95 {:.0} ms",
+         diagnostics median {:.0} ms, p95 {:.0} ms (by thirds of the run {:.0} / {:.0} / {:.0}); \
+         model stage median {:.0} ms, p95 {:.0} ms (by thirds {:.0} / {:.0} / {:.0})",
         if tier1 { "tier 1" } else { "tier 0" },
         result.edits,
         result.minutes,
@@ -388,8 +398,14 @@ fn soak(cache: Option<&str>, done: impl Fn(usize, Duration) -> bool) -> Soak {
         result.per_minute,
         p(&mut tier0_ms, 0.5),
         p(&mut tier0_ms, 0.95),
+        tier0_thirds[0],
+        tier0_thirds[1],
+        tier0_thirds[2],
         p(&mut model_ms, 0.5),
         p(&mut model_ms, 0.95),
+        model_thirds[0],
+        model_thirds[1],
+        model_thirds[2],
     );
     if let Ok(path) = std::env::var("SEGUE_SOAK_SAMPLES") {
         let rows: String = samples
