@@ -13,7 +13,7 @@
 use super::prose::ProseDoc;
 use crate::order::metrics::kendall_tau;
 use crate::order::overrule::{Evidence, OverruleModel};
-use crate::order::reorder::{decide, reorderable, unit_texts, Container, MIN_GAIN};
+use crate::order::reorder::{dangles, decide, reorderable, unit_texts, Container, MIN_GAIN};
 use crate::score::{Level, Scorer, Unit};
 use crate::text::{parse, Document};
 use rand::seq::SliceRandom;
@@ -62,6 +62,14 @@ pub struct ShuffledCase {
 /// ([`reorderable`]). The ordering heads' trainer reads the same containers of a corpus's train
 /// part (`examples/prose_containers.rs`).
 pub fn containers(doc: &Document) -> Vec<(Level, Vec<Unit<'_>>)> {
+    reorderable_containers(doc)
+        .into_iter()
+        .map(|(c, units)| (c.level(), units))
+        .collect()
+}
+
+/// [`containers`], each with the container it is.
+fn reorderable_containers(doc: &Document) -> Vec<(Container, Vec<Unit<'_>>)> {
     let mut out = Vec::new();
     for (s, section) in doc.sections.iter().enumerate() {
         let mut all = vec![Container::Section(s)];
@@ -72,7 +80,7 @@ pub fn containers(doc: &Document) -> Vec<(Level, Vec<Unit<'_>>)> {
         for c in all {
             if reorderable(doc, c).is_ok() {
                 if let Some(units) = unit_texts(doc, c) {
-                    out.push((c.level(), units));
+                    out.push((c, units));
                 }
             }
         }
@@ -90,10 +98,17 @@ pub fn reorder_cases(
     let parsed = parse(&doc.source, doc.format);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ fxhash(&doc.id));
     let mut out = Vec::new();
-    for (level, units) in containers(&parsed) {
-        let n = units.len();
+    for (container, units) in reorderable_containers(&parsed) {
+        let (n, level) = (units.len(), container.level());
         let table = scorer.prepare(&units, level);
         let untouched = decide(table.as_ref());
+        // What `segue reorder` refuses, because it would leave a link without what it leans
+        // on, is no proposal.
+        let untouched_gain = if dangles(&units, &untouched.order) {
+            0.0
+        } else {
+            untouched.after - untouched.before
+        };
         let untouched_evidence =
             Evidence::of(table.as_ref(), &units, untouched.before, untouched.after);
         let identity: Vec<usize> = (0..n).collect();
@@ -106,9 +121,14 @@ pub fn reorder_cases(
             let permuted: Vec<Unit<'_>> = perm.iter().map(|&i| units[i].clone()).collect();
             let table = scorer.prepare(&permuted, level);
             let d = decide(table.as_ref());
-            let proposed: Vec<usize> = d.order.iter().map(|&k| perm[k]).collect();
+            let refused = dangles(&permuted, &d.order);
+            let proposed: Vec<usize> = if refused {
+                perm.clone()
+            } else {
+                d.order.iter().map(|&k| perm[k]).collect()
+            };
             shuffled.push(ShuffledCase {
-                gain: d.after - d.before,
+                gain: if refused { 0.0 } else { d.after - d.before },
                 evidence: Evidence::of(table.as_ref(), &permuted, d.before, d.after),
                 tau_shuffled: kendall_tau(&perm, &identity),
                 tau_proposed: kendall_tau(&proposed, &identity),
@@ -120,7 +140,7 @@ pub fn reorder_cases(
             genre: doc.genre.clone(),
             level,
             units: n,
-            untouched_gain: untouched.after - untouched.before,
+            untouched_gain,
             untouched_evidence,
             shuffled,
         });
