@@ -6,6 +6,7 @@
 #     sentences and batch sizes (`cargo bench --bench encoder` with SEGUE_DEVICE=cuda), then the
 #     same on the CPU provider;
 #   - `segue check --tier 1` of 10,000 and 30,000 words, whole process, CUDA against the CPU;
+#   - the findings of a folder (the real-prose dev part) on CUDA and on the CPU, compared;
 #   - keystroke → model-stage diagnostics over stdio, and the server's RSS with the models.
 #
 # Usage: tests/bench/cuda.sh [--out FILE]
@@ -17,6 +18,8 @@
 #   SEGUE_ENCODER_BENCH    a built encoder bench (default: `cargo bench --bench encoder`)
 #   SEGUE_BENCH_DOCS       the documents' folder (default target/bench)
 #   SEGUE_BENCH_DATA       sentences for the encoder (default ../shared/data/dev.jsonl)
+#   SEGUE_BENCH_CORPUS     a folder checked on both devices to compare the findings (default
+#                          target/prose/dev; skipped when absent)
 #   SEGUE_BENCH_NOTE       a paragraph printed under the header (how the machine was set up,
 #                          where that differs from `models/install --gpu`)
 set -euo pipefail
@@ -100,6 +103,18 @@ encoder() { # $1 device, $2 sentences
     fi
     "$python" tests/bench/proc.py -n 3 --sentences "$n" "${rows[@]}" || echo "| $f | failed |"
   done
+  corpus="${SEGUE_BENCH_CORPUS:-$root/target/prose/dev}"
+  if [ -d "$corpus" ]; then
+    echo
+    echo "## The same findings on CUDA and on the CPU"
+    echo
+    echo "\`segue check --tier 1 --format json\` of the real-prose corpus's dev part ($(find "$corpus" -type f | wc -l) files, \`tests/prose/fetch\`), once with CUDA and once on the CPU with the float32 weights (\`tests/bench/devices.py\`):"
+    echo
+    "$python" tests/bench/devices.py "$corpus" \
+      "CUDA=env SEGUE_DEVICE=cuda $bin check --tier 1 --format json" \
+      "CPU, float32 weights=${cpu_env[*]} SEGUE_PRECISION=fp32 $bin check --tier 1 --format json" \
+      || echo "(failed)"
+  fi
   echo
   echo "## Language server"
   echo
