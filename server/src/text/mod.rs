@@ -9,6 +9,7 @@
 
 #[cfg(test)]
 mod fuzz;
+pub mod incremental;
 pub mod latex;
 pub mod line_index;
 pub mod markdown;
@@ -21,6 +22,7 @@ pub mod rst;
 pub mod sentence;
 mod span;
 
+pub use incremental::Segmenter;
 pub use line_index::{LineIndex, Position};
 pub use presplit::presplit;
 pub use prose::ProseText;
@@ -316,6 +318,19 @@ impl Block {
             Block::Prose { span, prose, .. } => {
                 *span = span.shifted(by);
                 prose.shift(by);
+            }
+            Block::Break => {}
+        }
+    }
+
+    /// Moves every source offset of the block to `to(offset)`.
+    fn move_source(&mut self, to: &impl Fn(usize) -> usize) {
+        let moved = |s: &Span| Span::new(to(s.start), to(s.end));
+        match self {
+            Block::Heading { span, .. } | Block::DisableNext { span } => *span = moved(span),
+            Block::Prose { span, prose, .. } => {
+                *span = moved(span);
+                prose.move_source(to);
             }
             Block::Break => {}
         }

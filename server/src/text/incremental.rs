@@ -1,0 +1,442 @@
+//! Segmentation again after an edit: a [`Segmenter`] keeps the last source and its parser blocks,
+//! and when the new source differs from it by an edit that cannot change the document's block
+//! structure, parses only the paragraph the edit is in and moves the blocks after it.
+//!
+//! The result is always [`super::parse`]'s: an edit takes the short way only when it is
+//! ASCII letters and digits inserted into, deleted from or replaced in one line of one Markdown
+//! paragraph (a [`Block::Prose`]), where
+//! - the line starts with a letter before and after the edit, and the edit is not in its
+//!   indentation, so the line stays what it was (no list marker, heading, fence, break, table
+//!   row or HTML can start with a letter);
+//! - the paragraph holds no `]:` (a link reference or footnote definition, which the whole
+//!   document reads) and the edit is not inside brackets (a link label, which such a
+//!   definition may resolve);
+//! - the paragraph parsed on its own gives exactly the block it gave within the document
+//!   (nothing in it depends on what is around it, as a resolved reference link or an item of a
+//!   longer list would), and after the edit it is again one paragraph of the same kind.
+//!
+//! Sources several such edits apart (two keystrokes, or an edit and the undo of another) take
+//! them one after the other, each checked as above.
+//!
+//! Anything else (another format, a byte-order mark, a code block, a heading, several lines)
+//! parses the whole source again. Every block's sentences are then split again
+//! ([`super::assemble`]), which the sentence memo makes cheap for the blocks the edit left alone.
+
+use super::{assemble, blocks, Block, Document, Format, BOM};
+
+/// Parses documents, reusing the last one's blocks after a small edit (see the module
+/// documentation).
+#[derive(Debug, Default)]
+pub struct Segmenter {
+    last: Option<Last>,
+    reused: bool,
+}
+
+/// The last source segmented, and its blocks.
+#[derive(Debug)]
+struct Last {
+    source: String,
+    format: Format,
+    blocks: Vec<Block>,
+}
+
+impl Segmenter {
+    /// A segmenter with nothing kept.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Segments `source` in `format`: the same document as [`super::parse`].
+    pub fn parse(&mut self, source: &str, format: Format) -> Document {
+        let patched = self
+            .last
+            .as_mut()
+            .is_some_and(|last| last.format == format && patch_each(last, source));
+        self.reused = patched;
+        if !patched {
+            self.last = Some(Last {
+                source: source.to_string(),
+                format,
+                blocks: blocks(source, format),
+            });
+        }
+        self.last
+            .as_ref()
+            .map(|last| assemble(&last.blocks))
+            .unwrap_or_default()
+    }
+
+    /// Whether the last [`Segmenter::parse`] reused the blocks of the one before it.
+    pub fn reused(&self) -> bool {
+        self.reused
+    }
+
+    /// The blocks kept from the last parse.
+    #[cfg(test)]
+    fn kept(&self) -> Option<&[Block]> {
+        self.last.as_ref().map(|l| l.blocks.as_slice())
+    }
+}
+
+/// Most separate edits between two sources that [`patch_each`] takes one at a time.
+const MAX_EDITS: usize = 8;
+
+/// Longest run of bytes, inserted or deleted, that [`edits`] takes as one edit.
+const MAX_EDIT: usize = 8;
+
+/// Updates `last` to `new` one edit at a time (two keystrokes apart, or an edit and its undo
+/// elsewhere, are two edits), each as [`patch`] does; `false` when one of them cannot be (`last`
+/// is then somewhere between the two).
+fn patch_each(last: &mut Last, new: &str) -> bool {
+    let Some(edits) = edits(last.source.as_bytes(), new.as_bytes()) else {
+        return false;
+    };
+    if edits.len() <= 1 {
+        return patch(last, new);
+    }
+    let old = last.source.clone();
+    for &(_, old_end, _, new_end) in &edits {
+        // The new source up to this edit, the old one after it.
+        let (Some(head), Some(tail)) = (new.get(..new_end), old.get(old_end..)) else {
+            return false;
+        };
+        let step = [head, tail].concat();
+        if !patch(last, &step) {
+            return false;
+        }
+    }
+    last.source == new
+}
+
+/// The separate edits that turn `old` into `new`, in order, as `(old_start, old_end,
+/// new_start, new_end)`: at each place they differ, the fewest bytes deleted and inserted (each at
+/// most [`MAX_EDIT`]) after which the next 16 bytes (or all that is left of both) agree again.
+/// `None` when there are more than [`MAX_EDITS`] or one is longer.
+fn edits(old: &[u8], new: &[u8]) -> Option<Vec<(usize, usize, usize, usize)>> {
+    const AGREE: usize = 16;
+    let agree = |i: usize, j: usize| -> bool {
+        let (Some(a), Some(b)) = (old.get(i..), new.get(j..)) else {
+            return false;
+        };
+        let m = a.len().min(b.len()).min(AGREE);
+        a.get(..m) == b.get(..m) && (m == AGREE || a.len() == b.len())
+    };
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    loop {
+        let same = old
+            .get(i..)
+            .unwrap_or(&[])
+            .iter()
+            .zip(new.get(j..).unwrap_or(&[]))
+            .take_while(|(a, b)| a == b)
+            .count();
+        i += same;
+        j += same;
+        if i >= old.len() && j >= new.len() {
+            return Some(out);
+        }
+        if out.len() == MAX_EDITS {
+            return None;
+        }
+        let (del, ins) = (1..=2 * MAX_EDIT)
+            .flat_map(|total| (0..=total).map(move |del| (del, total - del)))
+            .filter(|&(del, ins)| del <= MAX_EDIT && ins <= MAX_EDIT)
+            .find(|&(del, ins)| agree(i + del, j + ins))?;
+        out.push((i, i + del, j, j + ins));
+        i += del;
+        j += ins;
+    }
+}
+
+/// Updates `last` to `new` when the edit between them is one the module documentation allows;
+/// `false` (and `last` untouched) otherwise.
+fn patch(last: &mut Last, new: &str) -> bool {
+    if last.format != Format::Markdown {
+        return false;
+    }
+    let old = last.source.as_str();
+    if old == new {
+        return true;
+    }
+    if old.starts_with(BOM) || new.starts_with(BOM) {
+        return false;
+    }
+    let (p, old_end, new_end) = changed(old.as_bytes(), new.as_bytes());
+    let (Some(removed), Some(added)) = (old.get(p..old_end), new.get(p..new_end)) else {
+        return false;
+    };
+    if !removed
+        .bytes()
+        .chain(added.bytes())
+        .all(|b| b.is_ascii_alphanumeric())
+    {
+        return false;
+    }
+    if !line_kept(old, new, p) {
+        return false;
+    }
+    // The one block whose span holds (or touches) the edit.
+    let mut found = None;
+    for (i, block) in last.blocks.iter().enumerate() {
+        let span = match block {
+            Block::Prose { span, .. }
+            | Block::Heading { span, .. }
+            | Block::DisableNext { span } => span,
+            Block::Break => continue,
+        };
+        if span.start <= old_end && p <= span.end {
+            if found.is_some() {
+                return false;
+            }
+            found = Some(i);
+        }
+    }
+    let Some(i) = found else {
+        return false;
+    };
+    let Some(
+        old_block @ Block::Prose {
+            span, attach, item, ..
+        },
+    ) = last.blocks.get(i)
+    else {
+        return false;
+    };
+    let (start, end) = (span.start, span.end);
+    if start > p || old_end > end {
+        return false;
+    }
+    let Some(before) = old.get(start..end) else {
+        return false;
+    };
+    if before.contains("]:") || inside_brackets(old.get(start..p).unwrap_or("[")) {
+        return false;
+    }
+    // The paragraph on its own, before the edit: exactly what it was within the document.
+    if alone(before, start).as_slice() != std::slice::from_ref(old_block) {
+        return false;
+    }
+    // After it: one paragraph of the same kind.
+    let Some(after) = new.get(start..(end + new_end) - old_end) else {
+        return false;
+    };
+    let mut fresh = alone(after, start);
+    let same_kind = matches!(
+        fresh.as_slice(),
+        [Block::Prose { attach: a, item: t, .. }] if a == attach && t == item
+    );
+    let Some(block) = fresh.pop().filter(|_| same_kind) else {
+        return false;
+    };
+    let moved = |offset: usize| (offset + new_end) - old_end;
+    for b in last.blocks.iter_mut().skip(i + 1) {
+        b.move_source(&moved);
+    }
+    if let Some(slot) = last.blocks.get_mut(i) {
+        *slot = block;
+    }
+    last.source = new.to_string();
+    true
+}
+
+/// The blocks of `text` parsed on its own as Markdown, with offsets as if it began at `at`.
+fn alone(text: &str, at: usize) -> Vec<Block> {
+    let mut out = blocks(text, Format::Markdown);
+    for b in &mut out {
+        b.shift(at);
+    }
+    out
+}
+
+/// Where `old` and `new` differ: the length `p` of their common prefix and the ends of the
+/// differing parts in each (`old[p..old_end]` became `new[p..new_end]`).
+fn changed(old: &[u8], new: &[u8]) -> (usize, usize, usize) {
+    let p = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let room = old.len().min(new.len()) - p;
+    let s = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    (p, old.len() - s, new.len() - s)
+}
+
+/// Whether the line the edit at `p` is in starts with an ASCII letter before and after it, at
+/// the same place, and the edit is not in its indentation.
+fn line_kept(old: &str, new: &str, p: usize) -> bool {
+    let line_start = old
+        .get(..p)
+        .and_then(|s| s.rfind(['\n', '\r']))
+        .map_or(0, |i| i + 1);
+    let first = |text: &str| {
+        text.get(line_start..)?
+            .char_indices()
+            .take_while(|&(_, c)| c != '\n' && c != '\r')
+            .find(|&(_, c)| c != ' ' && c != '\t')
+            .map(|(i, c)| (line_start + i, c))
+    };
+    match (first(old), first(new)) {
+        (Some((at, a)), Some((to, b))) => {
+            at == to && p >= at && a.is_ascii_alphabetic() && b.is_ascii_alphabetic()
+        }
+        _ => false,
+    }
+}
+
+/// Whether the end of `text` (a paragraph's source up to the edit) is inside brackets: more `[`
+/// opened than closed (escaped or in code, counted all the same).
+fn inside_brackets(text: &str) -> bool {
+    let mut depth = 0usize;
+    for b in text.bytes() {
+        match b {
+            b'[' => depth += 1,
+            b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth > 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::parse;
+
+    const DOC: &str = "# Title\n\nThe parser reads Markdown. It keeps spans.\n\n\
+        - an item with words\n- another item\n\n\
+        > A quote that goes\n> on here.\n\n\
+        ```\ncode words here\n```\n\n\
+        A [link](http://example.com) and [ref] and *emphasis*. Then more\nwords follow here.\n\n\
+        [ref]: http://example.com\n\n\
+        Last paragraph, the end.\n";
+
+    /// Every edit of `DOC`: each ASCII letter position gets an `x` inserted, or loses its byte.
+    fn single_edits() -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, c) in DOC.char_indices() {
+            let mut inserted = DOC.to_string();
+            inserted.insert(i, 'x');
+            out.push(inserted);
+            if c.is_ascii_alphanumeric() {
+                let mut deleted = DOC.to_string();
+                deleted.remove(i);
+                out.push(deleted);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_single_edit_gives_the_full_parse() {
+        let mut taken = 0;
+        for edited in single_edits() {
+            let mut s = Segmenter::new();
+            assert_eq!(s.parse(DOC, Format::Markdown), parse(DOC, Format::Markdown));
+            let got = s.parse(&edited, Format::Markdown);
+            assert_eq!(got, parse(&edited, Format::Markdown), "{edited:?}");
+            assert_eq!(
+                s.kept().map(<[Block]>::to_vec).unwrap_or_default(),
+                blocks(&edited, Format::Markdown),
+                "{edited:?}"
+            );
+            taken += usize::from(s.reused());
+        }
+        // Most edits are in the paragraphs' words.
+        assert!(taken > 100, "{taken}");
+    }
+
+    #[test]
+    fn edits_in_a_paragraph_take_the_short_way_and_others_do_not() {
+        let mut s = Segmenter::new();
+        s.parse(DOC, Format::Markdown);
+        let source = |s: &Segmenter| s.last.as_ref().map(|l| l.source.clone());
+        // Inside a word of a plain paragraph: patched (the kept source follows).
+        let edited = DOC.replace("keeps spans", "keeps spxans");
+        let mut last = s.last.take().expect("kept");
+        assert!(patch(&mut last, &edited));
+        s.last = Some(last);
+        assert_eq!(source(&s).as_deref(), Some(edited.as_str()));
+        // Inside a link label, in code, in a heading, across lines, punctuation: not.
+        for other in [
+            edited.replace("[ref]", "[rxef]"),
+            edited.replace("code words", "code wxords"),
+            edited.replace("# Title", "# Txitle"),
+            edited.replace("Then more\nwords", "Then morewords"),
+            edited.replace("the end.", "the end!"),
+        ] {
+            let mut last = s.last.take().expect("kept");
+            assert!(!patch(&mut last, &other), "{other:?}");
+            s.last = Some(last);
+        }
+    }
+
+    #[test]
+    fn separate_edits_are_found_and_taken_one_at_a_time() {
+        let old = "The parser reads Markdown. It keeps spans.\n\nA second paragraph here.\n";
+        let new = "The parser reads Markdown. It kexeps spans.\n\nA second paragraph hre.\n";
+        let at = old.find("eps").unwrap_or(0);
+        let gone = old.find("here").unwrap_or(0) + 1;
+        assert_eq!(
+            edits(old.as_bytes(), new.as_bytes()),
+            Some(vec![
+                (at, at, at, at + 1),
+                (gone, gone + 1, gone + 1, gone + 1)
+            ])
+        );
+        assert_eq!(edits(b"same", b"same"), Some(vec![]));
+        let mut s = Segmenter::new();
+        s.parse(old, Format::Markdown);
+        assert_eq!(s.parse(new, Format::Markdown), parse(new, Format::Markdown));
+        assert!(s.reused());
+        // Nine edits are too many.
+        let many: String = old.replace('e', "E");
+        assert!(edits(old.as_bytes(), many.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn the_changed_part_is_found_from_both_ends() {
+        assert_eq!(changed(b"abcd", b"abxcd"), (2, 2, 3));
+        assert_eq!(changed(b"aaa", b"aaaa"), (3, 3, 4));
+        assert_eq!(changed(b"abcd", b"ad"), (1, 3, 1));
+        assert!(inside_brackets("see [the"));
+        assert!(!inside_brackets("see [the] and"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Any sequence of small edits, kept or not, parses as the whole source does.
+        #[test]
+        fn edit_sequences_parse_as_the_whole_source(
+            steps in proptest::collection::vec((0usize..10_000, 0u8..4, "[a-zA-Z0-9]{1,3}"), 1..8)
+        ) {
+            let mut s = Segmenter::new();
+            let mut text = DOC.to_string();
+            s.parse(&text, Format::Markdown);
+            for (at, kind, word) in steps {
+                let bounds: Vec<usize> =
+                    (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+                let i = bounds[at % bounds.len()];
+                match kind {
+                    0 | 1 => text.insert_str(i, &word),
+                    2 => {
+                        let end = bounds
+                            .iter()
+                            .copied()
+                            .find(|&e| e > i)
+                            .unwrap_or(i);
+                        text.replace_range(i..end, "");
+                    }
+                    _ => text.insert_str(i, if word.len() > 2 { "\n\n" } else { " [" }),
+                }
+                if kind == 1 {
+                    // Two edits apart: parse every other step only.
+                    continue;
+                }
+                proptest::prop_assert_eq!(s.parse(&text, Format::Markdown), parse(&text, Format::Markdown));
+            }
+        }
+    }
+}
