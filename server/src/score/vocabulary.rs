@@ -70,7 +70,8 @@ impl Vocabulary {
         let kept = KEPT_VOCABULARIES.get_or_init(|| Mutex::new(Vec::new()));
         let recent: Vec<Arc<Vocabulary>> = match kept.lock() {
             Ok(mut kept) => {
-                if let Some(k) = kept.iter().position(|v| v.same_level(units)) {
+                // The most recent first: the level counted last is the one asked for again.
+                if let Some(k) = kept.iter().rposition(|v| v.same_level(units)) {
                     let v = kept.remove(k);
                     kept.push(v.clone());
                     return v;

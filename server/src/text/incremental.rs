@@ -124,13 +124,7 @@ fn edits(old: &[u8], new: &[u8]) -> Option<Vec<(usize, usize, usize, usize)>> {
     let (mut i, mut j) = (0, 0);
     let mut out = Vec::new();
     loop {
-        let same = old
-            .get(i..)
-            .unwrap_or(&[])
-            .iter()
-            .zip(new.get(j..).unwrap_or(&[]))
-            .take_while(|(a, b)| a == b)
-            .count();
+        let same = common_prefix(old.get(i..).unwrap_or(&[]), new.get(j..).unwrap_or(&[]));
         i += same;
         j += same;
         if i >= old.len() && j >= new.len() {
@@ -252,16 +246,49 @@ fn alone(text: &str, at: usize) -> Vec<Block> {
 /// Where `old` and `new` differ: the length `p` of their common prefix and the ends of the
 /// differing parts in each (`old[p..old_end]` became `new[p..new_end]`).
 fn changed(old: &[u8], new: &[u8]) -> (usize, usize, usize) {
-    let p = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let p = common_prefix(old, new);
     let room = old.len().min(new.len()) - p;
-    let s = old
+    let s = common_suffix(old, new).min(room);
+    (p, old.len() - s, new.len() - s)
+}
+
+/// Bytes compared at a time by [`common_prefix`] and [`common_suffix`] (slice comparisons are
+/// `memcmp`s) before they find the first difference byte by byte.
+const CHUNK: usize = 64;
+
+/// The length of the longest common prefix of `a` and `b`.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + CHUNK <= n && a.get(i..i + CHUNK) == b.get(i..i + CHUNK) {
+        i += CHUNK;
+    }
+    i + a
+        .get(i..n)
+        .unwrap_or(&[])
+        .iter()
+        .zip(b.get(i..n).unwrap_or(&[]))
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The length of the longest common suffix of `a` and `b`.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (ea, eb) = (a.len(), b.len());
+    let mut k = 0;
+    while k + CHUNK <= n && a.get(ea - k - CHUNK..ea - k) == b.get(eb - k - CHUNK..eb - k) {
+        k += CHUNK;
+    }
+    k + a
+        .get(..ea - k)
+        .unwrap_or(&[])
         .iter()
         .rev()
-        .zip(new.iter().rev())
-        .take(room)
-        .take_while(|(a, b)| a == b)
-        .count();
-    (p, old.len() - s, new.len() - s)
+        .zip(b.get(..eb - k).unwrap_or(&[]).iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+        .min(n - k)
 }
 
 /// Whether the line the edit at `p` is in starts with an ASCII letter before and after it, at
@@ -401,6 +428,11 @@ mod tests {
         assert_eq!(changed(b"abcd", b"abxcd"), (2, 2, 3));
         assert_eq!(changed(b"aaa", b"aaaa"), (3, 3, 4));
         assert_eq!(changed(b"abcd", b"ad"), (1, 3, 1));
+        let long = "word ".repeat(100);
+        let (a, b) = (format!("{long}x{long}"), format!("{long}{long}"));
+        assert_eq!(changed(a.as_bytes(), b.as_bytes()), (500, 501, 500));
+        assert_eq!(common_suffix(b"abc", b"xbc"), 2);
+        assert_eq!(common_suffix(b"bc", b"abc"), 2);
         assert!(inside_brackets("see [the"));
         assert!(!inside_brackets("see [the] and"));
     }
