@@ -105,6 +105,9 @@ pub struct RunStats {
     pub scored: usize,
     /// Units the scorer prepared.
     pub prepared_units: usize,
+    /// Whether the whole text was segmented (not only the paragraph an edit was in,
+    /// [`Segmenter`]).
+    pub parsed_whole: bool,
     /// Wall time of the run in microseconds.
     pub micros: u64,
 }
@@ -238,6 +241,7 @@ impl Engine {
             Some(format) if job.skip.is_none() => self.segmenter.parse(&job.text, format),
             _ => Document::default(),
         };
+        stats.parsed_whole = !self.segmenter.reused();
         check()?;
         let scorer = job.scorer.as_ref();
         let (sentence_refs, sentence_units) = sentence_units(&document);

@@ -291,25 +291,67 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
         .min(n - k)
 }
 
-/// Whether the line the edit at `p` is in starts with an ASCII letter before and after it, at
-/// the same place, and the edit is not in its indentation.
+/// Whether the line the edit at `p` is in keeps what it is: after its containers' markers (list
+/// markers and `>`, each followed by a space), it starts with an ASCII letter before and after the
+/// edit, at the same place, the edit is not before that letter, and it keeps a letter or digit
+/// (a line of nothing but `-`, `=`, `|`, `` ` `` or the like is a break, an underline, a table's
+/// rule or a fence).
 fn line_kept(old: &str, new: &str, p: usize) -> bool {
     let line_start = old
         .get(..p)
         .and_then(|s| s.rfind(['\n', '\r']))
         .map_or(0, |i| i + 1);
-    let first = |text: &str| {
-        text.get(line_start..)?
-            .char_indices()
-            .take_while(|&(_, c)| c != '\n' && c != '\r')
-            .find(|&(_, c)| c != ' ' && c != '\t')
-            .map(|(i, c)| (line_start + i, c))
+    let content = |text: &str| {
+        let line = text.get(line_start..)?;
+        let line = line.get(..line.find(['\n', '\r']).unwrap_or(line.len()))?;
+        let at = content_start(line);
+        let first = line.get(at..)?.chars().next()?;
+        let alnum = line.bytes().any(|b| b.is_ascii_alphanumeric());
+        Some((line_start + at, first, alnum))
     };
-    match (first(old), first(new)) {
-        (Some((at, a)), Some((to, b))) => {
-            at == to && p >= at && a.is_ascii_alphabetic() && b.is_ascii_alphabetic()
+    match (content(old), content(new)) {
+        (Some((at, a, _)), Some((to, b, alnum))) => {
+            at == to && p >= at && a.is_ascii_alphabetic() && b.is_ascii_alphabetic() && alnum
         }
         _ => false,
+    }
+}
+
+/// Where the content of `line` starts: after its indentation and any list markers (`-`, `+`,
+/// `*`, or up to nine digits and `.` or `)`) and block-quote markers (`>`), each followed by
+/// spaces or tabs (a marker without a space after it is text, and the content starts there).
+fn content_start(line: &str) -> usize {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    loop {
+        while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        let marker = match bytes.get(i) {
+            Some(b'-' | b'+' | b'*') => i + 1,
+            Some(b'>') => {
+                // `>` needs no space after it.
+                i += 1;
+                continue;
+            }
+            Some(b'0'..=b'9') => {
+                let digits = bytes
+                    .get(i..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+                match bytes.get(i + digits) {
+                    Some(b'.' | b')') if digits <= 9 => i + digits + 1,
+                    _ => return i,
+                }
+            }
+            _ => return i,
+        };
+        if !matches!(bytes.get(marker), Some(b' ' | b'\t')) {
+            return i;
+        }
+        i = marker;
     }
 }
 
@@ -333,7 +375,9 @@ mod tests {
     use crate::text::parse;
 
     const DOC: &str = "# Title\n\nThe parser reads Markdown. It keeps spans.\n\n\
-        - an item with words\n- another item\n\n\
+        - an item with words\n- another item\n  1. nested item here\n\n\
+        Here: a list\n\n* star item words\n+ plus item words\n\n\
+        --- x\n\n| a | b |\n|---|---|\n| c | d |\n\n\
         > A quote that goes\n> on here.\n\n\
         ```\ncode words here\n```\n\n\
         A [link](http://example.com) and [ref] and *emphasis*. Then more\nwords follow here.\n\n\
@@ -433,6 +477,10 @@ mod tests {
         assert_eq!(changed(a.as_bytes(), b.as_bytes()), (500, 501, 500));
         assert_eq!(common_suffix(b"abc", b"xbc"), 2);
         assert_eq!(common_suffix(b"bc", b"abc"), 2);
+        assert_eq!(content_start("  - > 1. Word"), 9);
+        assert_eq!(content_start("-word"), 0);
+        assert_eq!(content_start("12) x"), 4);
+        assert_eq!(content_start("1234567890. x"), 0);
         assert!(inside_brackets("see [the"));
         assert!(!inside_brackets("see [the] and"));
     }
