@@ -22,7 +22,7 @@
 //! parses the whole source again. Every block's sentences are then split again
 //! ([`super::assemble`]), which the sentence memo makes cheap for the blocks the edit left alone.
 
-use super::{assemble, blocks, Block, Document, Format, BOM};
+use super::{assemble, blocks, blocks_and_code, Block, Document, Format, Span, BOM};
 
 /// Parses documents, reusing the last one's blocks after a small edit (see the module
 /// documentation).
@@ -38,6 +38,8 @@ struct Last {
     source: String,
     format: Format,
     blocks: Vec<Block>,
+    /// The spans of the code blocks the blocks leave out.
+    code: Vec<Span>,
 }
 
 impl Segmenter {
@@ -54,10 +56,12 @@ impl Segmenter {
             .is_some_and(|last| last.format == format && patch_each(last, source));
         self.reused = patched;
         if !patched {
+            let (blocks, code) = blocks_and_code(source, format);
             self.last = Some(Last {
                 source: source.to_string(),
                 format,
-                blocks: blocks(source, format),
+                blocks,
+                code,
             });
         }
         self.last
@@ -157,16 +161,15 @@ fn patch(last: &mut Last, new: &str) -> bool {
         return false;
     }
     let (p, old_end, new_end) = changed(old.as_bytes(), new.as_bytes());
-    let (Some(removed), Some(added)) = (old.get(p..old_end), new.get(p..new_end)) else {
-        return false;
-    };
-    if !removed
-        .bytes()
-        .chain(added.bytes())
-        .all(|b| b.is_ascii_alphanumeric())
-    {
+    let alphanumeric =
+        |s: Option<&str>| s.is_some_and(|s| s.bytes().all(|b| b.is_ascii_alphanumeric()));
+    if !alphanumeric(old.get(p..old_end)) || !alphanumeric(new.get(p..new_end)) {
         return false;
     }
+    if in_code(last, new, p, old_end, new_end) {
+        return true;
+    }
+    let old = last.source.as_str();
     if !line_kept(old, new, p) {
         return false;
     }
@@ -227,8 +230,64 @@ fn patch(last: &mut Last, new: &str) -> bool {
     for b in last.blocks.iter_mut().skip(i + 1) {
         b.move_source(&moved);
     }
+    for c in last.code.iter_mut().filter(|c| c.start >= old_end) {
+        *c = Span::new(moved(c.start), moved(c.end));
+    }
     if let Some(slot) = last.blocks.get_mut(i) {
         *slot = block;
+    }
+    last.source = new.to_string();
+    true
+}
+
+/// Updates `last` to `new` when the edit (`old[p..old_end]` became `new[p..new_end]`, ASCII
+/// letters and digits) is inside a line of a code block's content, not its first or last line,
+/// after the line's indentation, and leaves a letter or digit on it (a line of backticks or
+/// tildes alone might close the block): the blocks stay as they were, moved.
+fn in_code(last: &mut Last, new: &str, p: usize, old_end: usize, new_end: usize) -> bool {
+    let old = last.source.as_str();
+    let line_start = old
+        .get(..p)
+        .and_then(|s| s.rfind(['\n', '\r']))
+        .map_or(0, |i| i + 1);
+    let line_end = old
+        .get(old_end..)
+        .and_then(|s| s.find(['\n', '\r']))
+        .map_or(old.len(), |i| old_end + i);
+    let inside = last.code.iter().any(|c| {
+        c.start < line_start
+            && old
+                .get(line_end..c.end)
+                .is_some_and(|after| !after.trim().is_empty())
+    });
+    if !inside {
+        return false;
+    }
+    let indent = |text: &str| {
+        text.get(line_start..)
+            .and_then(|l| l.find(|c: char| c != ' ' && c != '\t'))
+            .map(|i| line_start + i)
+    };
+    let new_line = new
+        .get(line_start..(line_end + new_end) - old_end)
+        .unwrap_or("");
+    let kept = matches!((indent(old), indent(new)), (Some(a), Some(b)) if a == b && p >= a)
+        && new_line.bytes().any(|b| b.is_ascii_alphanumeric());
+    if !kept {
+        return false;
+    }
+    let moved = |offset: usize| {
+        if offset >= old_end {
+            (offset + new_end) - old_end
+        } else {
+            offset
+        }
+    };
+    for b in &mut last.blocks {
+        b.move_source(&moved);
+    }
+    for c in &mut last.code {
+        *c = Span::new(moved(c.start), moved(c.end));
     }
     last.source = new.to_string();
     true
@@ -379,7 +438,9 @@ mod tests {
         Here: a list\n\n* star item words\n+ plus item words\n\n\
         --- x\n\n| a | b |\n|---|---|\n| c | d |\n\n\
         > A quote that goes\n> on here.\n\n\
-        ```\ncode words here\n```\n\n\
+        ```\ncode words here\nmore code\n```\nx\n\n    indented code\n    more of it\n\n\
+        - item with code:\n\n  ```js\n  let a = 1;\n  ```\n\n  Then text after.\n\n\
+        ````\n```\nfenced fence\n```x\n````\n\n\
         A [link](http://example.com) and [ref] and *emphasis*. Then more\nwords follow here.\n\n\
         [ref]: http://example.com\n\n\
         Last paragraph, the end.\n";
@@ -430,13 +491,19 @@ mod tests {
         assert!(patch(&mut last, &edited));
         s.last = Some(last);
         assert_eq!(source(&s).as_deref(), Some(edited.as_str()));
-        // Inside a link label, in code, in a heading, across lines, punctuation: not.
+        // Inside a code block's content: patched, the blocks only moved.
+        let coded = edited.replace("more code", "more cxode");
+        let mut last = s.last.take().expect("kept");
+        assert!(patch(&mut last, &coded));
+        assert_eq!(last.blocks, blocks(&coded, Format::Markdown));
+        s.last = Some(last);
+        // Inside a link label, in code's fence, in a heading, across lines, punctuation: not.
         for other in [
-            edited.replace("[ref]", "[rxef]"),
-            edited.replace("code words", "code wxords"),
-            edited.replace("# Title", "# Txitle"),
-            edited.replace("Then more\nwords", "Then morewords"),
-            edited.replace("the end.", "the end!"),
+            coded.replace("[ref]", "[rxef]"),
+            coded.replace("```\ncode words", "```x\ncode words"),
+            coded.replace("# Title", "# Txitle"),
+            coded.replace("Then more\nwords", "Then morewords"),
+            coded.replace("the end.", "the end!"),
         ] {
             let mut last = s.last.take().expect("kept");
             assert!(!patch(&mut last, &other), "{other:?}");
