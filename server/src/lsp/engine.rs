@@ -2,8 +2,9 @@
 //!
 //! An [`Engine`] belongs to one document and keeps a cache of transition scores between runs,
 //! keyed by (scorer, level, hash of the *from* unit's clean text, hash of the *to* unit's clean
-//! text, context). A run ([`Engine::run`]) segments the whole text, looks every adjacent
-//! transition up in the cache, and asks the scorer only for the ones it misses:
+//! text, context). A run ([`Engine::run`]) segments the text (with the engine's [`Segmenter`],
+//! which after a keystroke in a Markdown paragraph parses that paragraph only), looks every
+//! adjacent transition up in the cache, and asks the scorer only for the ones it misses:
 //!
 //! - for a scorer whose pair scores depend on the two units alone ([`ContextPolicy::Pairwise`]:
 //!   `lexical`, `lexical-noun`) the context is 0, and the scorer prepares only the units of the
@@ -30,7 +31,9 @@
 //!
 //! The sentence and paragraph levels are prepared and scored in parallel (`rayon::join`), and so
 //! are their units' cache keys (the fingerprints read the whole level); the section openings and
-//! the line index are made while the levels are scored.
+//! the line index are made while the levels are scored. A level with many missing pairs (an
+//! edit that changed the number of units changes all of `tier0`'s) is scored in chunks on the
+//! pool, each with the caller's model cancellation token.
 //! Either way a run gives the same scores as `analyze` on the same text (tested), so the editor and
 //! `segue check` agree. Cancellation is cooperative: the caller passes a closure that says whether a
 //! newer edit superseded this run; it is checked between stages and every [`CANCEL_CHECK_EVERY`]
