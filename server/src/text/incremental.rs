@@ -242,7 +242,8 @@ fn patch(last: &mut Last, new: &str) -> bool {
 
 /// Updates `last` to `new` when the edit (`old[p..old_end]` became `new[p..new_end]`, ASCII
 /// letters and digits) is inside a line of a code block's content, not its first or last line,
-/// after the line's indentation, and leaves a letter or digit on it (a line of backticks or
+/// after the line's indentation and container markers ([`content_start`]), and leaves a letter
+/// or digit on it (a line of backticks or
 /// tildes alone might close the block): the blocks stay as they were, moved.
 fn in_code(last: &mut Last, new: &str, p: usize, old_end: usize, new_end: usize) -> bool {
     let old = last.source.as_str();
@@ -263,15 +264,15 @@ fn in_code(last: &mut Last, new: &str, p: usize, old_end: usize, new_end: usize)
     if !inside {
         return false;
     }
-    let indent = |text: &str| {
-        text.get(line_start..)
-            .and_then(|l| l.find(|c: char| c != ' ' && c != '\t'))
-            .map(|i| line_start + i)
-    };
+    // Where the line's content starts, after its containers' markers (a code block in a list
+    // or a quote): the edit must leave them alone.
     let new_line = new
         .get(line_start..(line_end + new_end) - old_end)
         .unwrap_or("");
-    let kept = matches!((indent(old), indent(new)), (Some(a), Some(b)) if a == b && p >= a)
+    let old_line = old.get(line_start..line_end).unwrap_or("");
+    let at = content_start(old_line);
+    let kept = at == content_start(new_line)
+        && p >= line_start + at
         && new_line.bytes().any(|b| b.is_ascii_alphanumeric());
     if !kept {
         return false;
@@ -441,6 +442,13 @@ mod tests {
         ```\ncode words here\nmore code\n```\nx\n\n    indented code\n    more of it\n\n\
         - item with code:\n\n  ```js\n  let a = 1;\n  ```\n\n  Then text after.\n\n\
         ````\n```\nfenced fence\n```x\n````\n\n\
+        > ```\n> > quoted code\n> more quoted\n> ```\n\n\
+        Setext title\n===\n\nA line with a hard break  \nand &amp; entity, `code span` and\nin_word_emphasis.\n\n\
+        <!-- a comment\n\nacross lines -->\n\n<div>\nhtml words\n</div>\n\n\
+        **A bold line**\n\nSee [the label] and the note[^n].\n\n[^n]: The footnote text.\n\n\
+        [the label]: http://example.com\n  \"A title\"\n\n\
+        1. first\n2. second words\n\n   indented words in the item\n\n\
+        - a\n  - nested words\n\n    code in the item? words\n\n\
         A [link](http://example.com) and [ref] and *emphasis*. Then more\nwords follow here.\n\n\
         [ref]: http://example.com\n\n\
         Last paragraph, the end.\n";
@@ -449,9 +457,11 @@ mod tests {
     fn single_edits() -> Vec<String> {
         let mut out = Vec::new();
         for (i, c) in DOC.char_indices() {
-            let mut inserted = DOC.to_string();
-            inserted.insert(i, 'x');
-            out.push(inserted);
+            for letter in ['x', '1'] {
+                let mut inserted = DOC.to_string();
+                inserted.insert(i, letter);
+                out.push(inserted);
+            }
             if c.is_ascii_alphanumeric() {
                 let mut deleted = DOC.to_string();
                 deleted.remove(i);
