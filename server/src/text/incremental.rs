@@ -5,21 +5,27 @@
 //! The result is always [`super::parse`]'s: an edit takes the short way only when it is
 //! ASCII letters and digits inserted into, deleted from or replaced in one line of one Markdown
 //! paragraph (a [`Block::Prose`]), where
-//! - the line starts with a letter before and after the edit, and the edit is not in its
-//!   indentation, so the line stays what it was (no list marker, heading, fence, break, table
-//!   row or HTML can start with a letter);
+//! - after its list and quote markers, the line starts with a letter, a quote or a parenthesis
+//!   before and after the edit (or with emphasis the edit leaves alone), at the same place, the
+//!   edit is not before that, and the line keeps a letter or digit, so it stays what it was (no
+//!   list marker, heading, fence, break, table row or HTML starts so);
 //! - the paragraph holds no `]:` (a link reference or footnote definition, which the whole
 //!   document reads) and the edit is not inside brackets (a link label, which such a
 //!   definition may resolve);
-//! - the paragraph parsed on its own gives exactly the block it gave within the document
+//! - the paragraph parsed on its own (from its line's start in a block quote) gives exactly
+//!   the block it gave within the document
 //!   (nothing in it depends on what is around it, as a resolved reference link or an item of a
 //!   longer list would), and after the edit it is again one paragraph of the same kind.
 //!
 //! Sources several such edits apart (two keystrokes, or an edit and the undo of another) take
 //! them one after the other, each checked as above.
 //!
-//! Anything else (another format, a byte-order mark, a code block, a heading, several lines)
-//! parses the whole source again. Every block's sentences are then split again
+//! Letters or digits typed or deleted in a line of a code block's content (not its fences, after
+//! the line's markers, leaving a letter or digit on it) change no block: the blocks after it are
+//! moved and nothing is parsed.
+//!
+//! Anything else (another format, a byte-order mark, a heading, HTML, a link definition, several
+//! lines) parses the whole source again. Every block's sentences are then split again
 //! ([`super::assemble`]), which the sentence memo makes cheap for the blocks the edit left alone.
 
 use super::{assemble, blocks, blocks_and_code, Block, Document, Format, Span, BOM};
@@ -204,21 +210,31 @@ fn patch(last: &mut Last, new: &str) -> bool {
     if start > p || old_end > end {
         return false;
     }
-    let Some(before) = old.get(start..end) else {
+    // A paragraph in a block quote is parsed with the quote's markers before its first line (its
+    // later lines carry theirs).
+    let line_start = old
+        .get(..start)
+        .and_then(|s| s.rfind(['\n', '\r']))
+        .map_or(0, |i| i + 1);
+    let quoted = old
+        .get(line_start..start)
+        .is_some_and(|m| !m.is_empty() && m.bytes().all(|b| matches!(b, b' ' | b'\t' | b'>')));
+    let from = if quoted { line_start } else { start };
+    let Some(before) = old.get(from..end) else {
         return false;
     };
     if before.contains("]:") || inside_brackets(old.get(start..p).unwrap_or("[")) {
         return false;
     }
     // The paragraph on its own, before the edit: exactly what it was within the document.
-    if alone(before, start).as_slice() != std::slice::from_ref(old_block) {
+    if alone(before, from).as_slice() != std::slice::from_ref(old_block) {
         return false;
     }
     // After it: one paragraph of the same kind.
-    let Some(after) = new.get(start..(end + new_end) - old_end) else {
+    let Some(after) = new.get(from..(end + new_end) - old_end) else {
         return false;
     };
-    let mut fresh = alone(after, start);
+    let mut fresh = alone(after, from);
     let same_kind = matches!(
         fresh.as_slice(),
         [Block::Prose { attach: a, item: t, .. }] if a == attach && t == item
@@ -352,10 +368,13 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 }
 
 /// Whether the line the edit at `p` is in keeps what it is: after its containers' markers (list
-/// markers and `>`, each followed by a space), it starts with an ASCII letter before and after the
-/// edit, at the same place, the edit is not before that letter, and it keeps a letter or digit
-/// (a line of nothing but `-`, `=`, `|`, `` ` `` or the like is a break, an underline, a table's
-/// rule or a fence).
+/// markers and `>`, each followed by a space), its content starts at the same place before and
+/// after the edit, the edit is not before it, the line keeps a letter or digit (a line of nothing
+/// but `-`, `=`, `|`, `` ` `` or the like is a break, an underline, a table's rule or a fence),
+/// and the content starts with what no block can start with: an ASCII letter, a quote or an
+/// opening parenthesis, before and after the edit; or, when the edit leaves its first two
+/// characters alone, one of those or `*` or `_` (emphasis, which a deletion right after it could
+/// turn into a list marker or a rule).
 fn line_kept(old: &str, new: &str, p: usize) -> bool {
     let line_start = old
         .get(..p)
@@ -369,9 +388,13 @@ fn line_kept(old: &str, new: &str, p: usize) -> bool {
         let alnum = line.bytes().any(|b| b.is_ascii_alphanumeric());
         Some((line_start + at, first, alnum))
     };
+    let plain = |c: char| c.is_ascii_alphabetic() || matches!(c, '"' | '\'' | '(');
     match (content(old), content(new)) {
         (Some((at, a, _)), Some((to, b, alnum))) => {
-            at == to && p >= at && a.is_ascii_alphabetic() && b.is_ascii_alphabetic() && alnum
+            at == to
+                && p >= at
+                && alnum
+                && ((plain(a) && plain(b)) || (p >= at + 2 && (plain(a) || matches!(a, '*' | '_'))))
         }
         _ => false,
     }
@@ -449,6 +472,8 @@ mod tests {
         [the label]: http://example.com\n  \"A title\"\n\n\
         1. first\n2. second words\n\n   indented words in the item\n\n\
         - a\n  - nested words\n\n    code in the item? words\n\n\
+        - **Bold** item text\n- *ab* item\n\n> \"Quoted\" words in\n> a quote (with more).\n\n\
+        (Parenthesised) words and _under_ lines\n*ab cd\n1a. not a list\n`` a`b ``\n\n\
         A [link](http://example.com) and [ref] and *emphasis*. Then more\nwords follow here.\n\n\
         [ref]: http://example.com\n\n\
         Last paragraph, the end.\n";
@@ -501,6 +526,20 @@ mod tests {
         assert!(patch(&mut last, &edited));
         s.last = Some(last);
         assert_eq!(source(&s).as_deref(), Some(edited.as_str()));
+        // In a block quote's paragraph, and after the emphasis that opens a list item: patched.
+        for (from, to) in [("that goes", "thatx goes"), ("item text", "item texxt")] {
+            let other = s.last.as_ref().map(|l| l.source.replace(from, to));
+            let other = other.unwrap_or_default();
+            let mut last = s.last.take().expect("kept");
+            assert!(patch(&mut last, &other), "{to}");
+            assert_eq!(last.blocks, blocks(&other, Format::Markdown));
+            s.last = Some(last);
+        }
+        let edited = s
+            .last
+            .as_ref()
+            .map(|l| l.source.clone())
+            .unwrap_or_default();
         // Inside a code block's content: patched, the blocks only moved.
         let coded = edited.replace("more code", "more cxode");
         let mut last = s.last.take().expect("kept");
