@@ -2,8 +2,9 @@
 //!
 //! An [`Engine`] belongs to one document and keeps a cache of transition scores between runs,
 //! keyed by (scorer, level, hash of the *from* unit's clean text, hash of the *to* unit's clean
-//! text, context). A run ([`Engine::run`]) segments the whole text, looks every adjacent
-//! transition up in the cache, and asks the scorer only for the ones it misses:
+//! text, context). A run ([`Engine::run`]) segments the text (with the engine's [`Segmenter`],
+//! which after a keystroke in a Markdown paragraph parses that paragraph only), looks every
+//! adjacent transition up in the cache, and asks the scorer only for the ones it misses:
 //!
 //! - for a scorer whose pair scores depend on the two units alone ([`ContextPolicy::Pairwise`]:
 //!   `lexical`, `lexical-noun`) the context is 0, and the scorer prepares only the units of the
@@ -30,7 +31,9 @@
 //!
 //! The sentence and paragraph levels are prepared and scored in parallel (`rayon::join`), and so
 //! are their units' cache keys (the fingerprints read the whole level); the section openings and
-//! the line index are made while the levels are scored.
+//! the line index are made while the levels are scored. A level with many missing pairs (an
+//! edit that changed the number of units changes all of `tier0`'s) is scored in chunks on the
+//! pool, each with the caller's model cancellation token.
 //! Either way a run gives the same scores as `analyze` on the same text (tested), so the editor and
 //! `segue check` agree. Cancellation is cooperative: the caller passes a closure that says whether a
 //! newer edit superseded this run; it is checked between stages and every [`CANCEL_CHECK_EVERY`]
@@ -56,7 +59,7 @@ use crate::score::findings::{
 };
 use crate::score::novelty::novelty;
 use crate::score::{intrusion, IntrusionSource, Level, Pairwise, Reason, Scorer, Unit};
-use crate::text::{parse, Document, Format, LineIndex};
+use crate::text::{Document, Format, LineIndex, Segmenter};
 use ahash::{AHashMap as HashMap, AHashSet as HashSet, AHasher};
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
@@ -105,6 +108,9 @@ pub struct RunStats {
     pub scored: usize,
     /// Units the scorer prepared.
     pub prepared_units: usize,
+    /// Whether the whole text was segmented (not only the paragraph an edit was in,
+    /// [`Segmenter`]).
+    pub parsed_whole: bool,
     /// Wall time of the run in microseconds.
     pub micros: u64,
 }
@@ -206,6 +212,8 @@ struct CachedDocument {
 pub struct Engine {
     scores: HashMap<PairKey, CachedPair>,
     documents: HashMap<Level, CachedDocument>,
+    /// The last text's parser blocks: an edit inside one paragraph parses that paragraph only.
+    segmenter: Segmenter,
     run: u64,
 }
 
@@ -233,9 +241,10 @@ impl Engine {
         let mut stats = RunStats::default();
         let check = || if cancelled() { Err(Cancelled) } else { Ok(()) };
         let document = match job.format {
-            Some(format) if job.skip.is_none() => parse(&job.text, format),
+            Some(format) if job.skip.is_none() => self.segmenter.parse(&job.text, format),
             _ => Document::default(),
         };
+        stats.parsed_whole = !self.segmenter.reused();
         check()?;
         let scorer = job.scorer.as_ref();
         let (sentence_refs, sentence_units) = sentence_units(&document);
@@ -716,8 +725,42 @@ fn compute(
     check()?;
     let document = (plan.whole_level && matches!(source(scorer, plan.level), Source::Document))
         .then(|| DocumentScores::of(table.as_ref(), plan.level));
-    let mut out = Vec::with_capacity(plan.missing.len());
-    for (n, &k) in plan.missing.iter().enumerate() {
+    let table = table.as_ref();
+    // A run that re-scores a whole level (an edit that changed the number of units changes
+    // every `tier0` transition) spreads the pairs over the pool; each pair's score is its own,
+    // so the order they are scored in changes nothing.
+    if plan.missing.len() >= PARALLEL_FROM {
+        use rayon::prelude::*;
+        let token = crate::model::cancel::current();
+        let chunks: Vec<Result<Scored, Cancelled>> = plan
+            .missing
+            .par_chunks(CANCEL_CHECK_EVERY * 8)
+            .map(|chunk| {
+                check()?;
+                scope(token.clone(), || score_pairs(plan, table, chunk, check))
+            })
+            .collect();
+        let mut out = Vec::with_capacity(plan.missing.len());
+        for chunk in chunks {
+            out.extend(chunk?);
+        }
+        return Ok((out, document));
+    }
+    Ok((score_pairs(plan, table, &plan.missing, check)?, document))
+}
+
+/// Fewest missing pairs for which [`compute`] scores in parallel.
+const PARALLEL_FROM: usize = 1024;
+
+/// Scores the plan's pairs `missing` (indices into its pairs) with `table`.
+fn score_pairs(
+    plan: &Plan<'_>,
+    table: &dyn Pairwise,
+    missing: &[usize],
+    check: &(dyn Fn() -> Result<(), Cancelled> + Sync),
+) -> Result<Scored, Cancelled> {
+    let mut out = Vec::with_capacity(missing.len());
+    for (n, &k) in missing.iter().enumerate() {
         if n % CANCEL_CHECK_EVERY == CANCEL_CHECK_EVERY - 1 {
             check()?;
         }
@@ -735,7 +778,7 @@ fn compute(
             .then(|| table.reason(la, lb));
         out.push((k, table.transition(la, lb), reason));
     }
-    Ok((out, document))
+    Ok(out)
 }
 
 impl Analyzed {
@@ -871,6 +914,7 @@ mod tests {
     use super::*;
     use crate::score::analysis::analyze;
     use crate::score::ScorerSet;
+    use crate::text::parse;
 
     fn job(text: &str, scorer: &str, policy: ContextPolicy) -> Job {
         let set = ScorerSet::builtin();
@@ -1029,8 +1073,43 @@ mod tests {
     ];
 
     /// `text` after one random edit: a word replaced, inserted or deleted, a sentence added or
-    /// removed, or a paragraph break added.
+    /// removed, a paragraph break added, a keystroke (a letter typed or deleted anywhere: the
+    /// segmenter's short way when it lands in a paragraph's words), a code block or a heading
+    /// added at a line's start.
     fn random_edit(text: &str, rng: &mut impl rand::Rng) -> String {
+        let bounds: Vec<usize> = (0..=text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
+        let at = bounds[rng.gen_range(0..bounds.len())];
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        match rng.gen_range(0..12) {
+            6 | 7 => {
+                let mut out = text.to_string();
+                out.insert(at, ['x', 'K', 'e', '7'][rng.gen_range(0..4)]);
+                return out;
+            }
+            8 => {
+                let mut out = text.to_string();
+                if let Some((i, c)) = text[at..]
+                    .char_indices()
+                    .find(|(_, c)| c.is_ascii_alphanumeric())
+                {
+                    out.replace_range(at + i..at + i + c.len_utf8(), "");
+                }
+                return out;
+            }
+            9 => {
+                let mut out = text.to_string();
+                out.insert_str(line_start, "```\nthe cache code\n```\n\n");
+                return out;
+            }
+            10 => {
+                let mut out = text.to_string();
+                out.insert_str(line_start, "## Penguins and caches\n\n");
+                return out;
+            }
+            _ => {}
+        }
         let words: Vec<&str> = text.split(' ').collect();
         let at = rng.gen_range(0..words.len());
         let word = WORDS[rng.gen_range(0..WORDS.len())];
@@ -1070,7 +1149,7 @@ mod tests {
                 let policy = set.get(name).expect("registered").context_policy();
                 let mut engine = Engine::new();
                 let mut text = DOC.to_string();
-                for step in 0..6 {
+                for step in 0..10 {
                     let j = job(&text, name, policy);
                     let got = engine.run(&j, step, &|| false).expect("not cancelled");
                     let want = analyze(&parse(&text, Format::Markdown), j.scorer.as_ref());
@@ -1119,6 +1198,37 @@ mod tests {
             ScorerSet::builtin().get("tier0").expect("tier0").as_ref(),
         );
         assert_same(&second.analysis, &want);
+    }
+
+    #[test]
+    fn a_keystroke_in_a_paragraph_parses_that_paragraph_only() {
+        let mut engine = Engine::new();
+        let tier0 = |text: &str| job(text, "tier0", ContextPolicy::Document);
+        engine.run(&tier0(DOC), 1, &|| false).expect("run");
+        // One keystroke after another: typed inside a word, typed before one, deleted.
+        for (k, edited) in [
+            DOC.replace("Krill feed", "Krill fexed"),
+            DOC.replace("Krill feed", "xKrill fexed"),
+            DOC.replace("Krill feed", "xKrill fxed"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let got = engine.run(&tier0(edited), k as u64 + 2, &|| false);
+            let got = got.expect("run");
+            assert!(engine.segmenter.reused(), "{edited}");
+            let document = parse(edited, Format::Markdown);
+            assert_eq!(got.document, document);
+            let want = analyze(
+                &document,
+                ScorerSet::builtin().get("tier0").expect("tier0").as_ref(),
+            );
+            assert_same(&got.analysis, &want);
+        }
+        // A new paragraph is not a keystroke in one: the whole text is parsed.
+        let split = DOC.replace("Krill feed", "\n\nKrill feed");
+        engine.run(&tier0(&split), 9, &|| false).expect("run");
+        assert!(!engine.segmenter.reused());
     }
 
     #[test]

@@ -25,6 +25,18 @@ use std::hash::{Hash, Hasher};
 /// The fingerprint of every unit of a level (see the module documentation).
 pub fn tier0_contexts(units: &[Unit<'_>], level: Level) -> Vec<u64> {
     let vocabulary = Vocabulary::of(units);
+    // What the level says about each stem, hashed once per stem rather than once per unit
+    // that uses it.
+    let stems: Vec<u64> = (0..vocabulary.stems() as u32)
+        .map(|id| {
+            let mut h = AHasher::default();
+            if let Some(s) = vocabulary.stem(id) {
+                (s.id, s.units, s.nominal.is_some(), s.name).hash(&mut h);
+                vocabulary.surface(id).hash(&mut h);
+            }
+            h.finish()
+        })
+        .collect();
     let mut entities: Vec<(u32, u32)> = Vec::new();
     (0..vocabulary.len())
         .map(|u| {
@@ -33,11 +45,10 @@ pub fn tier0_contexts(units: &[Unit<'_>], level: Level) -> Vec<u64> {
             // Local ids ascend in order of first occurrence; process-wide ids stand for words.
             entities.clear();
             for &id in vocabulary.distinct(u) {
-                let Some(s) = vocabulary.stem(id) else {
+                let (Some(s), Some(stem)) = (vocabulary.stem(id), stems.get(id as usize)) else {
                     continue;
                 };
-                (s.id, s.units, s.nominal.is_some(), s.name).hash(&mut h);
-                vocabulary.surface(id).hash(&mut h);
+                stem.hash(&mut h);
                 if let Some(n) = s.nominal {
                     entities.push((n, s.id));
                 }

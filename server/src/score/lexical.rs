@@ -48,6 +48,10 @@ impl Lexical {
 pub(crate) struct TermVector {
     pub(crate) weights: HashMap<String, f64>,
     pub(crate) surface: HashMap<String, String>,
+    /// The same weights by the stems' process-wide ids ([`super::stems`]), ascending: what
+    /// [`TermVector::cosine`] merges (no string is hashed, and the dot product and the norm are
+    /// summed in one fixed order, so equal texts give equal scores bit for bit).
+    terms: Vec<(u32, f64)>,
     pub(crate) norm: f64,
 }
 
@@ -56,16 +60,19 @@ impl TermVector {
         if self.norm == 0.0 || other.norm == 0.0 {
             return 0.0;
         }
-        let (small, large) = if self.weights.len() <= other.weights.len() {
-            (self, other)
-        } else {
-            (other, self)
-        };
-        let dot: f64 = small
-            .weights
-            .iter()
-            .filter_map(|(k, w)| large.weights.get(k).map(|v| w * v))
-            .sum();
+        let (a, b) = (&self.terms, &other.terms);
+        let (mut i, mut j, mut dot) = (0, 0, 0.0);
+        while let (Some(&(x, w)), Some(&(y, v))) = (a.get(i), b.get(j)) {
+            match x.cmp(&y) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    dot += w * v;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
         if dot <= 0.0 {
             return 0.0;
         }
@@ -162,6 +169,8 @@ impl Lexical {
 
     fn compute(&self, unit: &Unit<'_>) -> TermVector {
         let mut v = TermVector::default();
+        // Per stem id: its index in `terms` (a stem's id and its text go together).
+        let mut at: ahash::AHashMap<u32, usize> = ahash::AHashMap::new();
         for sentence in unit {
             for tok in tokens(sentence).iter() {
                 let weight = self.weight(tok.class);
@@ -172,9 +181,17 @@ impl Lexical {
                         v.surface.insert(tok.stem.clone(), tok.surface.clone());
                     }
                 }
+                match at.get(&tok.stem_id).and_then(|&k| v.terms.get_mut(k)) {
+                    Some(t) => t.1 += weight,
+                    None => {
+                        at.insert(tok.stem_id, v.terms.len());
+                        v.terms.push((tok.stem_id, weight));
+                    }
+                }
             }
         }
-        v.norm = v.weights.values().map(|w| w * w).sum::<f64>().sqrt();
+        v.terms.sort_unstable_by_key(|t| t.0);
+        v.norm = v.terms.iter().map(|t| t.1 * t.1).sum::<f64>().sqrt();
         v
     }
 }

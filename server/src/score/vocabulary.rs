@@ -70,7 +70,8 @@ impl Vocabulary {
         let kept = KEPT_VOCABULARIES.get_or_init(|| Mutex::new(Vec::new()));
         let recent: Vec<Arc<Vocabulary>> = match kept.lock() {
             Ok(mut kept) => {
-                if let Some(k) = kept.iter().position(|v| v.same_level(units)) {
+                // The most recent first: the level counted last is the one asked for again.
+                if let Some(k) = kept.iter().rposition(|v| v.same_level(units)) {
                     let v = kept.remove(k);
                     kept.push(v.clone());
                     return v;
@@ -274,7 +275,17 @@ fn shared_tokens(units: &[Unit<'_>], kept: &[Arc<Vocabulary>]) -> Vec<Arc<[Token
             .count();
         (prefix, suffix, v)
     });
-    let best = runs.max_by_key(|&(prefix, suffix, _)| prefix + suffix);
+    // The most recent first; tokens are the same whichever level they come from, so a level
+    // that leaves at most one sentence to tokenize ends the search.
+    let mut best: Option<(usize, usize, &Arc<Vocabulary>)> = None;
+    for run in runs.rev() {
+        if best.is_none_or(|(p, s, _)| run.0 + run.1 > p + s) {
+            best = Some(run);
+        }
+        if best.is_some_and(|(p, s, _)| p + s + 1 >= n) {
+            break;
+        }
+    }
     let mut out: Vec<Arc<[Token]>> = Vec::with_capacity(n);
     for (k, text) in texts.iter().enumerate() {
         let reused = best.and_then(|(prefix, suffix, v)| {

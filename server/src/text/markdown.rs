@@ -17,6 +17,12 @@ pub const DISABLE_NEXT: &str = "segue-disable-next";
 
 /// Splits Markdown source into blocks.
 pub fn blocks(source: &str) -> Vec<Block> {
+    blocks_and_code(source).0
+}
+
+/// [`blocks`], and the source spans of the code blocks (fenced or indented) among what they
+/// leave out, fences included ([`super::incremental`] reads them).
+pub(crate) fn blocks_and_code(source: &str) -> (Vec<Block>, Vec<Span>) {
     let opts = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
@@ -30,7 +36,7 @@ pub fn blocks(source: &str) -> Vec<Block> {
         b.event(event, Span::from(range));
     }
     b.flush();
-    b.out
+    (b.out, b.code)
 }
 
 struct Builder<'a> {
@@ -43,6 +49,8 @@ struct Builder<'a> {
     heading: Option<(Span, u8, ProseText)>,
     /// The list items (`true`) and block quotes (`false`) we are inside, innermost last.
     attached: Vec<bool>,
+    /// The spans of the code blocks.
+    code: Vec<Span>,
 }
 
 impl<'a> Builder<'a> {
@@ -54,6 +62,7 @@ impl<'a> Builder<'a> {
             prose: None,
             heading: None,
             attached: Vec::new(),
+            code: Vec::new(),
         }
     }
 
@@ -172,6 +181,9 @@ impl<'a> Builder<'a> {
             | Tag::MetadataBlock(MetadataBlockKind::YamlStyle | MetadataBlockKind::PlusesStyle)
             | Tag::FootnoteDefinition(_)
             | Tag::HtmlBlock => {
+                if matches!(tag, Tag::CodeBlock(_)) {
+                    self.code.push(span);
+                }
                 if !matches!(tag, Tag::Image { .. }) {
                     self.flush();
                     self.out.push(Block::Break);

@@ -9,6 +9,7 @@
 
 #[cfg(test)]
 mod fuzz;
+pub mod incremental;
 pub mod latex;
 pub mod line_index;
 pub mod markdown;
@@ -21,6 +22,7 @@ pub mod rst;
 pub mod sentence;
 mod span;
 
+pub use incremental::Segmenter;
 pub use line_index::{LineIndex, Position};
 pub use presplit::presplit;
 pub use prose::ProseText;
@@ -285,17 +287,23 @@ pub fn parse(source: &str, format: Format) -> Document {
 /// reads what follows it (so a first-line heading stays a heading), and every span is still an
 /// offset into `source`, the mark included.
 pub fn blocks(source: &str, format: Format) -> Vec<Block> {
+    blocks_and_code(source, format).0
+}
+
+/// [`blocks`], and the spans of the code blocks they leave out (Markdown's; none for the other
+/// formats).
+pub(crate) fn blocks_and_code(source: &str, format: Format) -> (Vec<Block>, Vec<Span>) {
     let skip = if source.starts_with(BOM) {
         BOM.len_utf8()
     } else {
         0
     };
     let body = &source[skip..];
-    let mut blocks = match format {
-        Format::Markdown => markdown::blocks(body),
-        Format::Rst => rst::blocks(body),
-        Format::Latex => latex::blocks(body),
-        Format::Plain => plain::blocks(body),
+    let (mut blocks, mut code) = match format {
+        Format::Markdown => markdown::blocks_and_code(body),
+        Format::Rst => (rst::blocks(body), Vec::new()),
+        Format::Latex => (latex::blocks(body), Vec::new()),
+        Format::Plain => (plain::blocks(body), Vec::new()),
     };
     if matches!(format, Format::Markdown | Format::Rst) {
         pseudo_heading::promote(body, &mut blocks);
@@ -304,8 +312,11 @@ pub fn blocks(source: &str, format: Format) -> Vec<Block> {
         for block in &mut blocks {
             block.shift(skip);
         }
+        for span in &mut code {
+            *span = span.shifted(skip);
+        }
     }
-    blocks
+    (blocks, code)
 }
 
 impl Block {
@@ -316,6 +327,19 @@ impl Block {
             Block::Prose { span, prose, .. } => {
                 *span = span.shifted(by);
                 prose.shift(by);
+            }
+            Block::Break => {}
+        }
+    }
+
+    /// Moves every source offset of the block to `to(offset)`.
+    fn move_source(&mut self, to: &impl Fn(usize) -> usize) {
+        let moved = |s: &Span| Span::new(to(s.start), to(s.end));
+        match self {
+            Block::Heading { span, .. } | Block::DisableNext { span } => *span = moved(span),
+            Block::Prose { span, prose, .. } => {
+                *span = moved(span);
+                prose.move_source(to);
             }
             Block::Break => {}
         }

@@ -139,6 +139,14 @@ impl ProseText {
         }
     }
 
+    /// Moves every source offset to `to(offset)` (the source changed around the text: an edit
+    /// before it moved it, [`super::incremental`]).
+    pub(crate) fn move_source(&mut self, to: &impl Fn(usize) -> usize) {
+        for p in &mut self.pieces {
+            p.src = Span::new(to(p.src.start), to(p.src.end));
+        }
+    }
+
     /// The part of the text that stands for source at or after `at`: pieces before `at` are
     /// left out and a verbatim piece that straddles it is cut there.
     pub fn from_source(&self, at: usize) -> ProseText {
