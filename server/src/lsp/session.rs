@@ -6,6 +6,7 @@
 use super::diagnostics::diagnostics;
 use super::document::TextDocument;
 use super::engine::{empty, Analyzed, Cancelled, Engine, Job};
+use super::memory::{AfterAnalysis, Trimmer};
 use super::settings::{ModelsState, Resolved, SettingsStore};
 use super::window;
 use crate::input::read::MAX_FILE_BYTES;
@@ -172,6 +173,8 @@ pub(crate) struct Session {
     pub(super) models_loading: AtomicBool,
     /// Analyses running on blocking threads (counted for the same reason).
     pub(super) running: Arc<AtomicU64>,
+    /// When to hand free heap pages back to the system.
+    pub(super) trimmer: super::memory::Trimmer,
 }
 
 /// Counts one running analysis for as long as it lives.
@@ -209,6 +212,7 @@ impl Session {
             pending_warnings: Mutex::new(Vec::new()),
             models_loading: AtomicBool::new(false),
             running: Arc::new(AtomicU64::new(0)),
+            trimmer: super::memory::Trimmer::default(),
         }
     }
 
@@ -352,6 +356,7 @@ impl Session {
     }
 
     pub(super) async fn run(self: Arc<Self>, p: Pending) {
+        self.trimmer.started();
         let resolved = self.resolved_for(p.path.as_deref()).await;
         let debounce = resolved.config.debounce_ms;
         if debounce > 0 {
@@ -362,9 +367,16 @@ impl Session {
                 return;
             }
         }
-        // The version is analysed: hand the memory its runs freed back to the system while no
-        // other analysis runs (`memory::release_free`).
+        // The version is analysed: hand the memory its runs freed back to the system once the
+        // user pauses, or now if that has not happened for a while (`memory::Trimmer`).
+        if let AfterAnalysis::ReleaseIfIdle(mark) = self.trimmer.after_analysis() {
+            tokio::time::sleep(Trimmer::IDLE).await;
+            if !self.trimmer.idle_since(mark) {
+                return;
+            }
+        }
         if self.running.load(Ordering::SeqCst) == 0 {
+            self.trimmer.released();
             let _ = tokio::task::spawn_blocking(super::memory::release_free).await;
         }
     }
