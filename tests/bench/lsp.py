@@ -177,12 +177,13 @@ def with_models(binary, path, text):
     return mem, staged
 
 
-def model_stage(binary, path, text, edits):
-    """Keystroke to the model stage's diagnostics with the models (tier auto, debounce 0): one
+def model_stage(binary, path, text, edits, debounce=0):
+    """Keystroke to the model stage's diagnostics with the models (tier auto, `debounce` as given,
+    None for the server's default): one
     character typed into a prose line (a new line each time, so each edit changes one sentence of
     one paragraph), timed from `didChange` to the tier-0 publish and to the model stage's, which
     follows it for the same version. Returns the two lists of milliseconds."""
-    s = Server(binary, {"debounce": 0})
+    s = Server(binary, {} if debounce is None else {"debounce": debounce})
     s.initialize()
     uri = open_doc(s, path, text)
     s.diagnostics(uri, 1)
@@ -219,13 +220,17 @@ def main():
     ap.add_argument("--models-only", action="store_true", help="only the row with the models")
     ap.add_argument("--model-stage", type=int, metavar="EDITS",
                     help="only the keystroke to model-stage diagnostics row, over EDITS edits")
+    ap.add_argument("--default-debounce", action="store_true",
+                    help="with --model-stage: the server's default debounce instead of 0")
     args = ap.parse_args()
     with open(args.document, encoding="utf-8") as f:
         text = f.read()
     name = os.path.basename(args.document)
     if args.model_stage:
-        first, model = model_stage(args.binary, args.document, text, args.model_stage)
-        print(f"| keystroke → model-stage diagnostics, {name}, p50 / p95 (tier 0 first: p50 / p95) "
+        debounce = None if args.default_debounce else 0
+        first, model = model_stage(args.binary, args.document, text, args.model_stage, debounce)
+        setting = ", default debounce" if debounce is None else ""
+        print(f"| keystroke → model-stage diagnostics, {name}{setting}, p50 / p95 (tier 0 first: p50 / p95) "
               f"| {statistics.median(model):.0f} / {percentile(model, 0.95):.0f} ms "
               f"({statistics.median(first):.0f} / {percentile(first, 0.95):.0f} ms) |")
         return 0

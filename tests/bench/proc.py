@@ -3,7 +3,8 @@
 alternating between them so a busy machine slows each alike, and prints a Markdown row per
 command with the median wall time, CPU time (user + sys) and peak RSS of the process (wait4).
 Prints the ratio of each median wall time to the first command's too and, given the number of
-sentences the commands read (--sentences), the median CPU seconds per 1,000 sentences.
+sentences the commands read (--sentences), the median CPU seconds per 1,000 sentences and the
+sentences per second of wall time, end to end.
 
 Usage: tests/bench/proc.py [-n RUNS] [--sentences N] LABEL=COMMAND [LABEL=COMMAND ...]
 Commands are split as a shell splits words (shlex); their output is discarded.
@@ -52,7 +53,8 @@ def main() -> int:
         codes = sorted({r[3] for r in rows})
         ratio = "" if first is None else f"{wall / first:.2f}"
         first = wall if first is None else first
-        per = f" {cpu / args.sentences:.2f} |" if args.sentences > 0 else ""
+        per = (f" {cpu / args.sentences:.2f} | {args.sentences / (wall / 1000):.0f} |"
+               if args.sentences > 0 else "")
         print(f"| {label} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {ratio} | {','.join(map(str, codes))} |{per}")
     return 0
 
