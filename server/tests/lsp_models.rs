@@ -119,6 +119,74 @@ fn model_stage_replaces_tier0_diagnostics() {
     assert!(c.shutdown_and_exit().success());
 }
 
+/// A pull client sees the model stage too. Tier 0's diagnostics come first; when the model stage
+/// replaces them for the version the client pulled, the server asks it to pull again
+/// (`workspace/diagnostic/refresh`), and that pull gets a full report under a new result id, with
+/// the model stage's finding, rather than "unchanged".
+#[test]
+fn a_pull_client_is_asked_to_pull_again_when_the_model_stage_lands() {
+    if !models_installed() {
+        return;
+    }
+    let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
+    c.config = json!({"debounce": 0});
+    c.initialize(pull_caps(), None, None);
+    let path = repo("docs/sample.md");
+    let text = std::fs::read_to_string(&path).expect("sample");
+    let uri = file_uri(&path);
+    c.open(&uri, "markdown", 1, &text);
+    let pull = |c: &mut Client, previous: Option<String>| {
+        c.request_raw(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri.as_str()}, "previousResultId": previous}),
+        )
+        .expect("pull")
+    };
+    let refreshes = |c: &Client| {
+        c.server_requests
+            .iter()
+            .filter(|(m, _)| m == "workspace/diagnostic/refresh")
+            .count()
+    };
+    let mut report = pull(&mut c, None);
+    let mut id = report["resultId"].as_str().unwrap_or("").to_string();
+    // The models load in the background (about a second); each refresh is answered by a pull,
+    // as an editor does, until the model stage's report arrives.
+    let deadline = Instant::now() + timeout().max(Duration::from_secs(60));
+    while !id.ends_with(":model") {
+        let seen = refreshes(&c);
+        while refreshes(&c) == seen && Instant::now() < deadline {
+            c.drain_for(Duration::from_millis(100));
+        }
+        assert!(
+            refreshes(&c) > seen,
+            "no refresh after {id}\n{}",
+            c.stderr_tail()
+        );
+        report = pull(&mut c, Some(id.clone()));
+        assert_eq!(report["kind"], "full", "{report}");
+        id = report["resultId"].as_str().unwrap_or("").to_string();
+    }
+    assert!(id.starts_with("1:"), "{id}");
+    let flagged: Vec<String> = report["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|d| serde_json::from_value::<lsp::Diagnostic>(d.clone()).ok())
+        .map(|d| text[offset_of(&text, d.range.start)..offset_of(&text, d.range.end)].to_string())
+        .collect();
+    assert!(
+        flagged
+            .iter()
+            .any(|s| s.starts_with("My grandmother grows prize-winning tomatoes")),
+        "{flagged:#?}"
+    );
+    // Pulled again with the model stage's id: unchanged.
+    let again = pull(&mut c, Some(id));
+    assert_eq!(again["kind"], "unchanged", "{again}");
+    assert!(c.shutdown_and_exit().success());
+}
+
 #[test]
 fn bbscore_hover_shows_the_document_figures() {
     if !models_installed() {

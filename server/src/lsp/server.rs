@@ -412,10 +412,7 @@ impl LanguageServer for Backend {
                 }),
             ));
         };
-        let result_id = format!(
-            "{}:{}",
-            snapshot.analyzed.version, snapshot.analyzed.generation
-        );
+        let result_id = snapshot.result_id();
         if params.previous_result_id.as_deref() == Some(result_id.as_str()) {
             return Ok(DocumentDiagnosticReportResult::Report(
                 DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {

@@ -103,6 +103,21 @@ pub(crate) struct Snapshot {
     pub analyzed: Analyzed,
     /// Its diagnostics.
     pub diagnostics: Vec<Diagnostic>,
+    /// The stage that produced it.
+    pub stage: Stage,
+}
+
+impl Snapshot {
+    /// The pull-diagnostic result id: the version, the scheduling generation and the stage, so
+    /// that a later stage's diagnostics for the same version are never reported as unchanged.
+    pub fn result_id(&self) -> String {
+        format!(
+            "{}:{}:{}",
+            self.analyzed.version,
+            self.analyzed.generation,
+            self.stage.tag()
+        )
+    }
 }
 
 /// A stage of an analysis run. The stages of a run analyse the same version in order and each
@@ -115,6 +130,16 @@ pub(crate) enum Stage {
     Tier0,
     /// The tier-1 reporting scorer ([`Resolved::model_scorer`]).
     Model,
+}
+
+impl Stage {
+    /// A short name for result ids and logs.
+    pub(crate) fn tag(self) -> &'static str {
+        match self {
+            Stage::Tier0 => "tier0",
+            Stage::Model => "model",
+        }
+    }
 }
 
 /// The stages for a document under `resolved` settings.
@@ -459,6 +484,7 @@ impl Session {
                 Snapshot {
                     analyzed,
                     diagnostics,
+                    stage,
                 },
                 notice,
             ))
@@ -498,6 +524,7 @@ impl Session {
                 Snapshot {
                     analyzed,
                     diagnostics: Vec::new(),
+                    stage,
                 }
             }
         };
@@ -515,20 +542,36 @@ impl Session {
         true
     }
 
+    /// Publishes a stage's result: pushed to a push client; for a pull client, kept for its
+    /// next `textDocument/diagnostic`, and when a later stage replaced an earlier one's
+    /// diagnostics for the same version (the model stage after tier 0, which the client has
+    /// already pulled), a `workspace/diagnostic/refresh` asks it to pull again.
     pub(super) async fn publish(&self, p: &Pending, snapshot: Arc<Snapshot>) {
-        let _guard = p.publish.lock().await;
-        if p.cancelled() {
-            return;
-        }
-        p.results.send_replace(Some(snapshot.clone()));
-        if !self.caps().pull {
-            self.client
-                .publish_diagnostics(
-                    p.uri.clone(),
-                    snapshot.diagnostics.clone(),
-                    Some(snapshot.analyzed.version),
-                )
-                .await;
+        let caps = self.caps();
+        let replaced_for_puller = {
+            let _guard = p.publish.lock().await;
+            if p.cancelled() {
+                return;
+            }
+            let previous = p.results.send_replace(Some(snapshot.clone()));
+            if !caps.pull {
+                self.client
+                    .publish_diagnostics(
+                        p.uri.clone(),
+                        snapshot.diagnostics.clone(),
+                        Some(snapshot.analyzed.version),
+                    )
+                    .await;
+            }
+            previous.is_some_and(|prev| {
+                prev.analyzed.generation == snapshot.analyzed.generation
+                    && prev.stage != snapshot.stage
+            })
+        };
+        if caps.pull && caps.refresh && replaced_for_puller {
+            if let Err(e) = self.client.workspace_diagnostic_refresh().await {
+                debug!("workspace/diagnostic/refresh failed: {e}");
+            }
         }
     }
 

@@ -218,26 +218,36 @@ impl Client {
                     "server closed its output while waiting for {what}"
                 )),
             };
-            let is_request = msg.get("method").is_some() && msg.get("id").is_some();
-            if !is_request || !self.answer_server_requests {
+            if !self.answer_if_request(&msg) {
                 return msg;
             }
-            let method = msg["method"].as_str().unwrap_or("").to_string();
-            let params = msg.get("params").cloned().unwrap_or(Value::Null);
-            let result = match method.as_str() {
-                "workspace/configuration" => {
-                    let n = params
-                        .get("items")
-                        .and_then(Value::as_array)
-                        .map_or(1, Vec::len);
-                    Value::Array(vec![self.config.clone(); n])
-                }
-                _ => Value::Null,
-            };
-            self.server_requests.push((method, params));
-            let id = msg["id"].clone();
-            self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
         }
+    }
+
+    /// Answers `msg` when it is a server → client request and such requests are answered
+    /// (`workspace/configuration` with [`Client::config`], the rest with null), recording it in
+    /// [`Client::server_requests`]; `false` when it is not answered here.
+    fn answer_if_request(&mut self, msg: &Value) -> bool {
+        let is_request = msg.get("method").is_some() && msg.get("id").is_some();
+        if !is_request || !self.answer_server_requests {
+            return false;
+        }
+        let method = msg["method"].as_str().unwrap_or("").to_string();
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        let result = match method.as_str() {
+            "workspace/configuration" => {
+                let n = params
+                    .get("items")
+                    .and_then(Value::as_array)
+                    .map_or(1, Vec::len);
+                Value::Array(vec![self.config.clone(); n])
+            }
+            _ => Value::Null,
+        };
+        self.server_requests.push((method, params));
+        let id = msg["id"].clone();
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+        true
     }
 
     /// Waits for the first message (from the inbox, then the server) matching `pred`; the others
@@ -283,13 +293,7 @@ impl Client {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.rx.recv_timeout(left) {
                 Ok(msg) => {
-                    if self.answer_server_requests
-                        && msg.get("method").is_some()
-                        && msg.get("id").is_some()
-                    {
-                        let id = msg["id"].clone();
-                        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
-                    } else {
+                    if !self.answer_if_request(&msg) {
                         self.inbox.push_back(msg);
                     }
                 }
