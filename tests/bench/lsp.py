@@ -26,6 +26,7 @@ class Server:
             [binary, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL)
         self.options = options
+        self.refreshes = 0
         self.inbox = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
@@ -73,7 +74,11 @@ class Server:
                 result = None
                 if msg["method"] == "workspace/configuration":
                     result = [self.options] * len(msg["params"]["items"])
+                if msg["method"] == "workspace/diagnostic/refresh":
+                    self.refreshes += 1
                 self.send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+                if match(msg):
+                    return msg
                 continue
             if match(msg):
                 return msg
@@ -92,8 +97,11 @@ class Server:
                     fields[key] = int(value.split()[0]) / 1024.0
         return fields
 
-    def initialize(self):
+    def initialize(self, pull=False):
         caps = {"textDocument": {"publishDiagnostics": {"versionSupport": True}}}
+        if pull:
+            caps["textDocument"]["diagnostic"] = {"dynamicRegistration": False}
+            caps["workspace"] = {"diagnostics": {"refreshSupport": True}}
         self.request("initialize", {"processId": None, "capabilities": caps,
                                     "initializationOptions": self.options})
         self.notify("initialized", {})
@@ -177,17 +185,20 @@ def with_models(binary, path, text):
     return mem, staged
 
 
-def model_stage(binary, path, text, edits, debounce=0):
+def model_stage(binary, path, text, edits, debounce=0, pull=False):
     """Keystroke to the model stage's diagnostics with the models (tier auto, `debounce` as given,
-    None for the server's default): one
+    None for the server's default; pushed, or pulled as an editor pulls): one
     character typed into a prose line (a new line each time, so each edit changes one sentence of
     one paragraph), timed from `didChange` to the tier-0 publish and to the model stage's, which
     follows it for the same version. Returns the two lists of milliseconds."""
     s = Server(binary, {} if debounce is None else {"debounce": debounce})
-    s.initialize()
+    s.initialize(pull)
     uri = open_doc(s, path, text)
-    s.diagnostics(uri, 1)
-    s.diagnostics(uri, 1, timeout=300)
+    if pull:
+        pull_model_stage(s, uri)
+    else:
+        s.diagnostics(uri, 1)
+        s.diagnostics(uri, 1, timeout=300)
     lines = prose_lines(text)
     first, model = [], []
     for k in range(edits):
@@ -197,12 +208,36 @@ def model_stage(binary, path, text, edits, debounce=0):
         start = time.perf_counter()
         s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": k + 2},
                                             "contentChanges": [change]})
-        s.diagnostics(uri, k + 2)
-        first.append((time.perf_counter() - start) * 1000)
-        s.diagnostics(uri, k + 2, timeout=60)
+        if pull:
+            pull_model_stage(s, uri, lambda: first.append((time.perf_counter() - start) * 1000))
+        else:
+            s.diagnostics(uri, k + 2)
+            first.append((time.perf_counter() - start) * 1000)
+            s.diagnostics(uri, k + 2, timeout=60)
         model.append((time.perf_counter() - start) * 1000)
     s.close()
     return first, model
+
+
+def pull_model_stage(s, uri, on_first=lambda: None):
+    """As an editor pulls: `textDocument/diagnostic` right away (calling `on_first` when it is
+    answered), then again after each `workspace/diagnostic/refresh`, until the reply is the model
+    stage's (its result id ends in `:model`)."""
+    previous = None
+    first = True
+    while True:
+        seen = s.refreshes
+        reply = s.request("textDocument/diagnostic",
+                          {"textDocument": {"uri": uri}, "previousResultId": previous})
+        if first:
+            on_first()
+            first = False
+        result = reply.get("result") or {}
+        previous = result.get("resultId", previous)
+        if (previous or "").endswith(":model"):
+            return
+        if s.refreshes == seen:
+            s.wait(lambda m: m.get("method") == "workspace/diagnostic/refresh", timeout=300)
 
 
 def percentile(values, p):
@@ -222,14 +257,17 @@ def main():
                     help="only the keystroke to model-stage diagnostics row, over EDITS edits")
     ap.add_argument("--default-debounce", action="store_true",
                     help="with --model-stage: the server's default debounce instead of 0")
+    ap.add_argument("--pull", action="store_true",
+                    help="with --model-stage: a pull client (refreshed when the model stage lands)")
     args = ap.parse_args()
     with open(args.document, encoding="utf-8") as f:
         text = f.read()
     name = os.path.basename(args.document)
     if args.model_stage:
         debounce = None if args.default_debounce else 0
-        first, model = model_stage(args.binary, args.document, text, args.model_stage, debounce)
-        setting = ", default debounce" if debounce is None else ""
+        first, model = model_stage(args.binary, args.document, text, args.model_stage, debounce,
+                                   args.pull)
+        setting = (", default debounce" if debounce is None else "") + (", pull" if args.pull else "")
         print(f"| keystroke → model-stage diagnostics, {name}{setting}, p50 / p95 (tier 0 first: p50 / p95) "
               f"| {statistics.median(model):.0f} / {percentile(model, 0.95):.0f} ms "
               f"({statistics.median(first):.0f} / {percentile(first, 0.95):.0f} ms) |")
