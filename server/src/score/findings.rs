@@ -496,9 +496,10 @@ fn judged(
         .zip(verdict::features(transitions, base))
         .enumerate()
         .map(|(k, (t, x))| {
-            let second = companion.and_then(|c| c.get(k)).copied().unwrap_or(0.0);
-            let margin = model.judge(&x, t.link.is_some()) - threshold + second;
-            (!t.disabled && !follows_by_words(t) && margin >= 0.0).then_some(margin)
+            let second = companion.and_then(|c| c.get(k)).copied();
+            let margin = model.judge(&x, t.link.is_some()) - threshold + second.unwrap_or(0.0);
+            let placed = second.is_some() && placed_by_meaning(t);
+            (!t.disabled && !follows_by_words(t) && !placed && margin >= 0.0).then_some(margin)
         })
         .collect();
     // A run of units that each pass (each leading straight into the next) is one place: the unit
@@ -560,6 +561,24 @@ const SHARED_TO_FOLLOW: usize = 2;
 /// so the rule is for sentences only.
 fn follows_by_words(t: &Transition) -> bool {
     t.level == Level::Sentence && t.reason.shared.len() >= SHARED_TO_FOLLOW
+}
+
+/// The intrusion probability under which a scorer's own intrusion model places a unit among its
+/// neighbours by meaning. Where the verdict weighs a companion's (tier 1: `embedding` with
+/// `tier0`'s), such a unit is not flagged, whatever the two margins: the false alarms on published
+/// prose are units with many words new to the document and weak lexical joins, which the encoder
+/// often sees belong, while a planted unit seldom gets so low a score. Measured with the verdict
+/// rows of `segue eval --task prose --tier 1 --copies 2` / `--copies 4 --seed 101` and `tier0`'s
+/// alike: on the train part, findings on the published documents 63 → 56 at `medium` and
+/// 240 → 207 at `high`, planted sentences caught 59.7 → 59.4 % and paragraphs 82.5 → 81.9 %
+/// (`medium`); on the dev part, where the value was chosen, 23 → 20 at `medium` with every planted
+/// unit still caught (at 0.27: 17, and 3 planted units lost).
+pub const PLACED_BY_MEANING: f64 = 0.12;
+
+/// Whether the scorer's own intrusion model places `t`'s unit among its neighbours
+/// ([`PLACED_BY_MEANING`]).
+fn placed_by_meaning(t: &Transition) -> bool {
+    t.intrusion.is_some_and(|p| p < PLACED_BY_MEANING)
 }
 
 /// Whether a unit interrupts the flow: both its transitions (`into`, `out`) fall below the
@@ -1037,6 +1056,61 @@ mod tests {
         analysis.sentences[odd].reason.shared.clear();
         analysis.sentences[odd].disabled = true;
         assert!(!flags_odd(&analysis));
+    }
+
+    #[test]
+    fn the_companion_cannot_flag_a_unit_the_encoder_places_among_its_neighbours() {
+        let src = "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
+                   Penguins waddle across Antarctic ice. The cache counts hits on vectors. \
+                   The cache grows with vectors.\n";
+        let doc = parse(src, Format::Plain);
+        let mut analysis = analyze(&doc, &Lexical::plain());
+        analysis.scorer = "embedding";
+        for t in &mut analysis.sentences {
+            let into_odd = t.to.span.slice(src).starts_with("Penguins");
+            t.score = if into_odd { 0.05 } else { 0.6 };
+            t.intrusion = Some(0.05);
+            t.novelty = Some(if into_odd { 1.0 } else { 0.1 });
+        }
+        let cal = Calibration::shipped();
+        let base = baselines(&analysis, &cal)
+            .into_iter()
+            .find(|(level, _, _)| *level == Level::Sentence)
+            .map(|(_, _, base)| base)
+            .expect("a sentence baseline");
+        let model = verdict::model("embedding", Level::Sentence).expect("a model");
+        let odd = |intrusion: f64, companion: Option<&[f64]>| {
+            let mut transitions = analysis.sentences.clone();
+            for t in &mut transitions {
+                if t.to.span.slice(src).starts_with("Penguins") {
+                    t.intrusion = Some(intrusion);
+                }
+            }
+            let (median, floor) = (0.6, 0.1);
+            judged(
+                &transitions,
+                &base,
+                model,
+                companion,
+                Sensitivity::High,
+                median,
+                floor,
+                "embedding",
+            )
+            .iter()
+            .any(|f| f.to.slice(src).starts_with("Penguins"))
+        };
+        // With a companion, even one sure of it (a margin of 10 logits on every unit), the
+        // sentence is flagged where the encoder's intrusion model finds it odd, and not where it
+        // places it among its neighbours.
+        let sure = vec![10.0; analysis.sentences.len()];
+        assert!(odd(0.9, Some(&sure)));
+        assert!(odd(PLACED_BY_MEANING, Some(&sure)));
+        assert!(!odd(PLACED_BY_MEANING - 0.01, Some(&sure)));
+        // The gate holds back the companion only: without one, the scorer's own verdict still
+        // flags the sentence at that intrusion score (its weak joins and new words suffice at
+        // `high`).
+        assert!(odd(PLACED_BY_MEANING - 0.01, None));
     }
 
     #[test]
