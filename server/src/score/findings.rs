@@ -418,7 +418,13 @@ fn findings_at(
                 && novelty >= sensitivity.foreign_novelty(level)
                 && t.score < centre
             {
-                out.push(foreign(t, doc_median, floor, analysis.scorer));
+                out.push(foreign(
+                    t,
+                    usual_novelty,
+                    doc_median,
+                    floor,
+                    analysis.scorer,
+                ));
                 previous_weak = Some(t.to.span);
                 continue;
             }
@@ -531,7 +537,7 @@ fn judged(
             // It opens as if it followed on: "it does not follow" would contradict the text.
             apart(t, next, Some(link), median, floor, scorer)
         } else if novelty >= Sensitivity::Medium.foreign_novelty(t.level) {
-            foreign(t, median, floor, scorer)
+            foreign(t, base.usual_novelty, median, floor, scorer)
         } else if t.intrusion.is_some_and(|p| p >= 0.5)
                 || matches!((t.skip, next), (Some(skip), Some(n))
                     if skip - t.score.max(n.score) >= Sensitivity::High.interruption_margin())
@@ -716,12 +722,20 @@ fn novelty_gate(tier: u8) -> f64 {
 /// gives the share (its novelty) rather than "most", which a unit that stands out against a
 /// document of recurring words may not reach, and says where the words were looked for (the
 /// document's other sentences or paragraphs: code and headings are not prose and do not count).
-fn foreign(t: &Transition, median: f64, floor: f64, scorer: &'static str) -> Finding {
+/// Under half, the share alone reads as if most of the unit's words were shared, so the message
+/// sets it beside the document's usual share (`usual`, the level's median novelty).
+fn foreign(t: &Transition, usual: f64, median: f64, floor: f64, scorer: &'static str) -> Finding {
     let (unit, _) = unit_names(t.level);
     let words = match t.novelty {
         Some(n) if n >= 0.995 => {
             format!("none of its content words appear in any other {unit} of the document")
         }
+        Some(n) if n < 0.5 => format!(
+            "{:.0} % of its content words appear in no other {unit} of the document, against \
+             {:.0} % for a usual {unit} of it",
+            n * 100.0,
+            usual * 100.0
+        ),
         Some(n) => format!(
             "{:.0} % of its content words appear in no other {unit} of the document",
             n * 100.0
@@ -1190,6 +1204,22 @@ mod tests {
             found[0].message
         );
         assert_eq!(found[0].novelty, Some(1.0));
+        // A modest share is set beside the document's usual one, so the message does not read as
+        // "most of its words are shared".
+        let mut t = analysis.sentences[0].clone();
+        t.novelty = Some(0.35);
+        let modest = foreign(&t, 0.08, 0.5, 0.1, "lexical");
+        assert!(
+            modest.message.contains(
+                "35 % of its content words appear in no other sentence of the document, \
+                 against 8 % for a usual sentence of it."
+            ),
+            "{}",
+            modest.message
+        );
+        t.novelty = Some(0.7);
+        let most = foreign(&t, 0.08, 0.5, 0.1, "lexical");
+        assert!(!most.message.contains("against"), "{}", most.message);
     }
 
     #[test]
