@@ -146,7 +146,9 @@ pub fn cosine_to_score(cosine: f64) -> f64 {
     }
 }
 
-/// The note for a cosine, e.g. "its meaning is far from it (cosine 0.12)".
+/// The note for a cosine, in words: "its meaning is far from it" (under 0.2), "only loosely
+/// related to it" (under 0.4), "close to it". The number itself is the transition's score, which
+/// the hover, the text report's note line and JSON give; messages stay plain.
 pub fn cosine_note(cosine: f64) -> String {
     let how = if cosine < 0.2 {
         "its meaning is far from it"
@@ -155,7 +157,7 @@ pub fn cosine_note(cosine: f64) -> String {
     } else {
         "its meaning is close to it"
     };
-    format!("{how} (cosine {cosine:.2})")
+    how.to_string()
 }
 
 impl Pairwise for EmbeddingPairs<'_> {
@@ -255,11 +257,8 @@ mod tests {
     }
 
     #[test]
-    fn notes_give_the_cosine() {
-        assert_eq!(
-            cosine_note(0.123),
-            "its meaning is far from it (cosine 0.12)"
-        );
+    fn notes_say_the_cosine_in_words() {
+        assert_eq!(cosine_note(0.123), "its meaning is far from it");
         assert!(cosine_note(0.3).contains("loosely"));
         assert!(cosine_note(0.8).contains("close"));
         let r = Reason {
@@ -268,6 +267,6 @@ mod tests {
         };
         assert!(r
             .describe("the previous sentence")
-            .ends_with("its meaning is far from it (cosine 0.12)"));
+            .ends_with("its meaning is far from it"));
     }
 }
