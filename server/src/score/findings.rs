@@ -732,7 +732,7 @@ fn foreign(t: &Transition, usual: f64, median: f64, floor: f64, scorer: &'static
         }
         Some(n) if n < 0.5 => format!(
             "{:.0} % of its content words appear in no other {unit} of the document, against \
-             {:.0} % for a usual {unit} of it",
+             {:.0} % for a usual {unit}",
             n * 100.0,
             usual * 100.0
         ),
@@ -1212,7 +1212,7 @@ mod tests {
         assert!(
             modest.message.contains(
                 "35 % of its content words appear in no other sentence of the document, \
-                 against 8 % for a usual sentence of it."
+                 against 8 % for a usual sentence."
             ),
             "{}",
             modest.message
