@@ -63,6 +63,21 @@ fn last_published(c: &mut Client, uri: &lsp::Uri) -> lsp::PublishDiagnosticsPara
         .expect("diagnostics for version 1")
 }
 
+/// Asserts that `diagnostics` of `docs/sample.md` (`text`) flag its off-topic sentence, as the
+/// model stage does.
+fn flags_the_tomatoes(text: &str, diagnostics: &[lsp::Diagnostic]) {
+    let flagged: Vec<&str> = diagnostics
+        .iter()
+        .map(|d| &text[offset_of(text, d.range.start)..offset_of(text, d.range.end)])
+        .collect();
+    assert!(
+        flagged
+            .iter()
+            .any(|s| s.starts_with("My grandmother grows prize-winning tomatoes")),
+        "{flagged:#?}"
+    );
+}
+
 #[test]
 fn model_stage_replaces_tier0_diagnostics() {
     if !models_installed() {
@@ -75,21 +90,7 @@ fn model_stage_replaces_tier0_diagnostics() {
     // The last diagnostics published for version 1 come from the model stage and flag the
     // off-topic sentence.
     let last = last_published(&mut c, &uri);
-    let flagged: Vec<String> = last
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let s = offset_of(&text, d.range.start);
-            let e = offset_of(&text, d.range.end);
-            text[s..e].to_string()
-        })
-        .collect();
-    assert!(
-        flagged
-            .iter()
-            .any(|s| s.starts_with("My grandmother grows prize-winning tomatoes")),
-        "{flagged:#?}"
-    );
+    flags_the_tomatoes(&text, &last.diagnostics);
     assert!(
         c.stderr_tail().contains("all-MiniLM-L6-v2"),
         "{}",
@@ -168,19 +169,9 @@ fn a_pull_client_is_asked_to_pull_again_when_the_model_stage_lands() {
         id = report["resultId"].as_str().unwrap_or("").to_string();
     }
     assert!(id.starts_with("1:"), "{id}");
-    let flagged: Vec<String> = report["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .filter_map(|d| serde_json::from_value::<lsp::Diagnostic>(d.clone()).ok())
-        .map(|d| text[offset_of(&text, d.range.start)..offset_of(&text, d.range.end)].to_string())
-        .collect();
-    assert!(
-        flagged
-            .iter()
-            .any(|s| s.starts_with("My grandmother grows prize-winning tomatoes")),
-        "{flagged:#?}"
-    );
+    let items: Vec<lsp::Diagnostic> =
+        serde_json::from_value(report["items"].clone()).expect("diagnostics");
+    flags_the_tomatoes(&text, &items);
     // Pulled again with the model stage's id: unchanged.
     let again = pull(&mut c, Some(id));
     assert_eq!(again["kind"], "unchanged", "{again}");

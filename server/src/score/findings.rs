@@ -835,6 +835,21 @@ mod tests {
     use crate::score::lexical::Lexical;
     use crate::text::{parse, Format};
 
+    /// A paragraph about a cache with one sentence about penguins in it.
+    const ODD_SENTENCE: &str =
+        "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
+                   Penguins waddle across Antarctic ice. The cache counts hits on vectors. \
+                   The cache grows with vectors.\n";
+
+    /// The sentence level's baseline of `analysis`.
+    fn sentence_baseline(analysis: &Analysis, cal: &Calibration) -> verdict::Baseline {
+        baselines(analysis, cal)
+            .into_iter()
+            .find(|(level, _, _)| *level == Level::Sentence)
+            .map(|(_, _, base)| base)
+            .expect("a sentence baseline")
+    }
+
     fn shared(words: &[&str]) -> Transition {
         let unit = crate::score::analysis::UnitRef {
             section: 0,
@@ -955,9 +970,7 @@ mod tests {
 
     #[test]
     fn the_companion_verdict_is_weighed_only_over_the_same_units() {
-        let src = "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
-                   Penguins waddle across Antarctic ice. The cache counts hits on vectors. \
-                   The cache grows with vectors.\n";
+        let src = ODD_SENTENCE;
         let doc = parse(src, Format::Plain);
         let companion = companion_analysis(&doc, "embedding").expect("tier0 is built in");
         assert_eq!(companion.scorer, "tier0");
@@ -1005,9 +1018,7 @@ mod tests {
 
     #[test]
     fn a_trained_verdict_decides_for_the_scorers_that_have_one() {
-        let src = "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
-                   Penguins waddle across Antarctic ice. The cache counts hits on vectors. \
-                   The cache grows with vectors.\n";
+        let src = ODD_SENTENCE;
         let doc = parse(src, Format::Plain);
         let mut analysis = analyze(&doc, &Lexical::plain());
         // Evidence as the `embedding` scorer gives it: the odd sentence joins weakly on both
@@ -1040,11 +1051,7 @@ mod tests {
                 .any(|f| f.to.slice(src).starts_with("Penguins"))
         };
         let model = verdict::model("embedding", Level::Sentence).expect("a model");
-        let base = baselines(&analysis, &Calibration::shipped())
-            .into_iter()
-            .find(|(level, _, _)| *level == Level::Sentence)
-            .map(|(_, _, base)| base)
-            .expect("a sentence baseline");
+        let base = sentence_baseline(&analysis, &Calibration::shipped());
         let x = verdict::features(&analysis.sentences, &base);
         assert!(model.judge(&x[odd], true) < model.judge(&x[odd], false));
         analysis.sentences[odd].link = Some(crate::score::cues::Link {
@@ -1074,9 +1081,7 @@ mod tests {
 
     #[test]
     fn the_companion_cannot_flag_a_unit_the_encoder_places_among_its_neighbours() {
-        let src = "The cache stores vectors. The cache evicts old vectors. Each cache entry holds vectors. \
-                   Penguins waddle across Antarctic ice. The cache counts hits on vectors. \
-                   The cache grows with vectors.\n";
+        let src = ODD_SENTENCE;
         let doc = parse(src, Format::Plain);
         let mut analysis = analyze(&doc, &Lexical::plain());
         analysis.scorer = "embedding";
@@ -1087,11 +1092,7 @@ mod tests {
             t.novelty = Some(if into_odd { 1.0 } else { 0.1 });
         }
         let cal = Calibration::shipped();
-        let base = baselines(&analysis, &cal)
-            .into_iter()
-            .find(|(level, _, _)| *level == Level::Sentence)
-            .map(|(_, _, base)| base)
-            .expect("a sentence baseline");
+        let base = sentence_baseline(&analysis, &cal);
         let model = verdict::model("embedding", Level::Sentence).expect("a model");
         let odd = |intrusion: f64, companion: Option<&[f64]>| {
             let mut transitions = analysis.sentences.clone();
