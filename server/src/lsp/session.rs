@@ -569,9 +569,14 @@ impl Session {
             })
         };
         if caps.pull && caps.refresh && replaced_for_puller {
-            if let Err(e) = self.client.workspace_diagnostic_refresh().await {
-                debug!("workspace/diagnostic/refresh failed: {e}");
-            }
+            // Not awaited here: the run has published, and a client slow to answer must not hold
+            // it (or the memory release that follows it).
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                if let Err(e) = client.workspace_diagnostic_refresh().await {
+                    debug!("workspace/diagnostic/refresh failed: {e}");
+                }
+            });
         }
     }
 
