@@ -15,6 +15,10 @@
 //!   (`INTRODUCTION`, `SEE ALSO`, also with a final `?`; level 1; an all-caps line followed by indented lines, as in manual pages,
 //!   too). Numbered lines such as `1. Download` right next to `2. Install` are list items, not
 //!   headings.
+//! - **Labels and titles.** A line standing alone as a paragraph that is a label in parentheses
+//!   (`(performance)`, as release notes group their items) or a title in title case (`Foreign
+//!   Interface`, `Notes on the Design`: at most six words, every word but the short ones opening
+//!   with a capital, no sentence punctuation) is a heading of level 3.
 //! - **Numbered questions.** A FAQ entry's question (`5.9. How does Debian support non-English
 //!   languages?`) is a heading: a paragraph of at most three lines and 30 words that opens with a
 //!   section number of two or more parts (or one part, alone on its line) and ends with `?`.
@@ -311,6 +315,46 @@ fn caps_heading(t: &str) -> bool {
         && !t.chars().any(char::is_lowercase)
 }
 
+/// Most words in a label heading ([`label_heading`]).
+const MAX_LABEL_WORDS: usize = 6;
+
+/// Short words a title in title case leaves in lower case (`Notes on the Design`).
+const TITLE_SMALL_WORDS: &[&str] = &[
+    "a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to",
+    "vs", "with",
+];
+
+/// A short line standing alone that labels what follows rather than saying something: a label
+/// in parentheses, as release notes group their items (`(performance)`, `(portability)`), or a
+/// title in title case (`Foreign Interface`, `Notes on the Design`): at most
+/// [`MAX_LABEL_WORDS`] words, no sentence punctuation, every word but the short ones opening with
+/// a capital, and at least one word of letters.
+fn label_heading(t: &str) -> bool {
+    let (inner, parenthesized) = match t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        Some(inner) => (inner.trim(), true),
+        None => (t, false),
+    };
+    let words: Vec<&str> = inner.split_whitespace().collect();
+    if words.is_empty()
+        || words.len() > MAX_LABEL_WORDS
+        || !heading_shaped(inner)
+        || inner.contains(['.', '!', '?', ';', ',', '(', ')', '"', '“', '”'])
+        || !words
+            .iter()
+            .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+    {
+        return false;
+    }
+    if parenthesized {
+        return true;
+    }
+    let capital = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+    words.first().is_some_and(|w| capital(w))
+        && words
+            .iter()
+            .all(|w| capital(w) || TITLE_SMALL_WORDS.contains(&w.to_lowercase().as_str()))
+}
+
 /// The style and number of an enumerator that opens `t` (`1.`, `2)`, `(3)`), for telling lists
 /// from numbered headings.
 fn enum_style(t: &str) -> Option<(u8, u32)> {
@@ -531,6 +575,7 @@ impl Parser<'_> {
                 }
                 let level = if i == 0 { level } else { None };
                 let level = level.or((caps_heading(t) && (alone || rest_indented)).then_some(1));
+                let level = level.or((i == 0 && alone && !listed && label_heading(t)).then_some(3));
                 if let Some(level) = level {
                     self.heading(*first, *first, *first, level);
                     i = 1;
@@ -744,6 +789,32 @@ mod tests {
         let d = doc(GNU);
         let last = d.sections[2].paragraphs.last().map(|p| p.after_block);
         assert_eq!(last, Some(true));
+    }
+
+    #[test]
+    fn labels_and_titles_standing_alone_are_headings() {
+        // git's release notes group their items under labels in parentheses, and its sections
+        // under titles in title case.
+        let src =
+            "Updates since v1.5.6\n--------------------\n\n(subsystems)\n\n * git-gui updates.\n\n\
+                   (performance)\n\n * pack-objects autodetects the number of CPUs.\n\n\
+                   Foreign Interface\n\n * The remote helper learned to handle attachments.\n\n\
+                   Notes on the Design\n\nThe design is simple. It has two parts.\n";
+        assert_eq!(
+            headings(src),
+            vec![
+                ("Updates since v1.5.6".to_string(), 2),
+                ("(subsystems)".to_string(), 3),
+                ("(performance)".to_string(), 3),
+                ("Foreign Interface".to_string(), 3),
+                ("Notes on the Design".to_string(), 3),
+            ]
+        );
+        // Not labels: a sentence, a line in lower case, a remark in parentheses, a long title,
+        // and a short line that is part of a paragraph.
+        let src = "The tests pass.\n\nsee the manual\n\n(This is a remark, not a label.)\n\n\
+                   Seven Words In Title Case Are Too Many\n\nShort Title Case\nand more text.\n";
+        assert!(headings(src).is_empty(), "{:?}", headings(src));
     }
 
     #[test]
