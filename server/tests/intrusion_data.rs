@@ -19,8 +19,11 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use segue::eval::data::{read_corpus, CorpusDoc};
+use segue::eval::prose::read_prose_corpus;
+use segue::score::analysis::paragraph_units;
 use segue::score::intrusion::table_features;
 use segue::score::{Level, ScorerSet, Unit};
+use segue::text::parse;
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -146,4 +149,37 @@ fn write_tier0_intrusion_data() {
     }
     file.flush().expect("flush");
     println!("wrote {} ({rows} rows)", out.display());
+}
+
+/// Writes a real-prose corpus folder (`tests/prose/`'s parts under `target/prose/`) as a JSONL
+/// corpus that `models/train/embed.py` embeds and `models/train/intrusion/train.py --prose`
+/// trains on: one line per file, `id`, `genre` and `paragraphs` (each paragraph's sentences, as
+/// Segue's own parser segments the file):
+///
+/// ```sh
+/// SEGUE_PROSE_DIR=target/prose/train SEGUE_PROSE_OUT=target/intrusion/prose-train.jsonl \
+///   cargo test --release -p segue --test intrusion_data -- --ignored --nocapture prose
+/// ```
+#[test]
+#[ignore = "research tool: writes a real-prose corpus as JSONL for the intrusion trainer"]
+fn write_prose_corpus() {
+    let Some(dir) = env("SEGUE_PROSE_DIR") else {
+        println!("skipped: set SEGUE_PROSE_DIR to a real-prose corpus folder");
+        return;
+    };
+    let out = PathBuf::from(
+        env("SEGUE_PROSE_OUT").unwrap_or_else(|| "target/intrusion/prose.jsonl".into()),
+    );
+    let docs = read_prose_corpus(std::path::Path::new(&dir)).expect("corpus");
+    if let Some(parent) = out.parent() {
+        std::fs::create_dir_all(parent).expect("output folder");
+    }
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&out).expect("output"));
+    for doc in &docs {
+        let parsed = parse(&doc.source, doc.format);
+        let (_, units) = paragraph_units(&parsed);
+        let row = json!({"id": doc.id, "genre": doc.genre, "paragraphs": units});
+        writeln!(file, "{row}").expect("write");
+    }
+    println!("{} documents → {}", docs.len(), out.display());
 }

@@ -46,7 +46,7 @@ SENSITIVITIES = ["low", "medium", "high"]
 # companion (`tier0`'s verdict, with these thresholds) already halves its rate.
 TARGET_RATE = {
     "tier0": {"low": 0.1, "medium": 0.18, "high": 0.6},
-    "embedding": {"low": 0.1, "medium": 0.25, "high": 0.6},
+    "embedding": {"low": 0.1, "medium": 0.18, "high": 0.6},
 }
 # The budget `train_scorer` spends (set per scorer by `main`).
 BUDGET = TARGET_RATE["tier0"]
@@ -317,19 +317,21 @@ def by_genre(groups):
 # `weight`, sum to at least zero. The weight was chosen on the dev rows with
 # `python -m models.train.verdict.companion target/verdict dev` (the lowest findings rate that keeps
 # planted sentences >= 60 % and paragraphs >= 80 % caught at `medium`, with room to spare).
-COMPANIONS = {"embedding": {"scorer": "tier0", "weight": 1.0}}
+COMPANIONS = {"embedding": {"scorer": "tier0", "weight": 0.5}}
 
 
 def main():
     global BUDGET
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else "target/verdict")
     out_path = Path(sys.argv[2] if len(sys.argv) > 2 else "models/verdict/verdict.json")
-    report = {}
-    scorers = {}
+    # A scorer without rows keeps its entry from the existing file (refit one scorer at a time).
+    existing = json.loads(out_path.read_text()) if out_path.exists() else {}
+    report = existing.get("figures", {})
+    scorers = existing.get("scorers", {})
     for tier, scorer in (("tier0", "tier0"), ("tier1", "embedding")):
         train_path, dev_path = folder / f"{tier}-train.jsonl", folder / f"{tier}-dev.jsonl"
         if not train_path.exists():
-            print(f"skip {scorer}: {train_path} missing")
+            print(f"{scorer}: {train_path} missing, its entry is kept")
             continue
         BUDGET = TARGET_RATE[scorer]
         train = load(train_path)[scorer]

@@ -9,7 +9,10 @@
 //!
 //! - [`Model::Embedding`], for the `embedding` scorer: fourteen features of cosines between the
 //!   unit's vector, its neighbours within [`WINDOW`] places and the rest of the document
-//!   ([`features`]; `models/intrusion/intrusion.json`, `models/train/intrusion/train.py`);
+//!   ([`features`]), and a weight per dimension of the vector on four [`VECTOR_BLOCKS`] (the
+//!   unit's vector against the rest of the document and against its neighbours), computed on the
+//!   fly ([`scores`]; `models/intrusion/intrusion.json`, `models/train/intrusion/train.py`,
+//!   trained on the real-prose corpus's train part with units of another genre planted);
 //! - [`Model::Tier0`], for the built-in `tier0` scorer at the paragraph level: the thirteen window
 //!   features of the same kind, from its transition scores ([`table_features`];
 //!   `models/intrusion/tier0.json`, `models/train/intrusion/train_tier0.py` on features written by
@@ -43,6 +46,18 @@ pub const FEATURES: [&str; 14] = [
     "rest",
 ];
 
+/// The embedding model's vector blocks, each one number per dimension of the unit's vector `u`:
+/// `u * r` and `|u - r|` with `r` the sum of the document's other units, `u * w` and `|u - w|`
+/// with `w` the sum of the units within [`WINDOW`] places, `r` and `w` at unit length. Their
+/// weights (`vector_weights`, block after block) apply to the raw values: the trainer folds the
+/// standardisation into them and the bias.
+pub const VECTOR_BLOCKS: [&str; 4] = [
+    "rest_product",
+    "rest_distance",
+    "window_product",
+    "window_distance",
+];
+
 /// How many of [`FEATURES`] come from scores within a unit's window (all but `rest`).
 pub const WINDOW_FEATURES: usize = 13;
 
@@ -74,38 +89,56 @@ impl Model {
     pub fn level(self, level: Level) -> Option<&'static LevelModel> {
         static EMBEDDING: OnceLock<Option<Levels>> = OnceLock::new();
         static TIER0: OnceLock<Option<Levels>> = OnceLock::new();
-        let (cell, text, features) = match self {
+        let (cell, text) = match self {
             Model::Embedding => (
                 &EMBEDDING,
                 include_str!("../../models/intrusion/intrusion.json"),
-                &FEATURES[..],
             ),
-            Model::Tier0 => (
-                &TIER0,
-                include_str!("../../models/intrusion/tier0.json"),
-                &FEATURES[..WINDOW_FEATURES],
-            ),
+            Model::Tier0 => (&TIER0, include_str!("../../models/intrusion/tier0.json")),
         };
-        let levels = cell
-            .get_or_init(|| {
-                let file: File = serde_json::from_str(text).ok()?;
-                let n = features.len();
-                let levels = [&file.levels.sentence, &file.levels.paragraph];
-                let ok = file.window == WINDOW
-                    && file
-                        .features
-                        .iter()
-                        .map(String::as_str)
-                        .eq(features.iter().copied())
-                    && levels.iter().any(|l| l.is_some())
-                    && levels.iter().flat_map(|l| l.as_ref()).all(|l| l.valid(n));
-                ok.then_some(file.levels)
-            })
-            .as_ref()?;
+        let levels = cell.get_or_init(|| self.parse(text)).as_ref()?;
         match level {
             Level::Sentence => levels.sentence.as_ref(),
             Level::Paragraph => levels.paragraph.as_ref(),
         }
+    }
+
+    /// The file's levels, or `None` if it does not parse or does not match this model's features.
+    fn parse(self, text: &str) -> Option<Levels> {
+        let file: File = serde_json::from_str(text).ok()?;
+        let (features, blocks): (&[&str], &[&str]) = match self {
+            Model::Embedding => (&FEATURES, &VECTOR_BLOCKS),
+            Model::Tier0 => (&FEATURES[..WINDOW_FEATURES], &[]),
+        };
+        let vector_len = blocks.len() * file.vector_dim;
+        let levels = [&file.levels.sentence, &file.levels.paragraph];
+        let ok = file.window == WINDOW
+            && file
+                .features
+                .iter()
+                .map(String::as_str)
+                .eq(features.iter().copied())
+            && file
+                .vector_blocks
+                .iter()
+                .map(String::as_str)
+                .eq(blocks.iter().copied())
+            && (blocks.is_empty() || file.vector_dim > 0)
+            && levels.iter().any(|l| l.is_some())
+            && levels
+                .iter()
+                .flat_map(|l| l.as_ref())
+                .all(|l| l.valid(features.len(), vector_len));
+        ok.then(|| {
+            let mut levels = file.levels;
+            for l in [&mut levels.sentence, &mut levels.paragraph]
+                .into_iter()
+                .flatten()
+            {
+                l.vector_dim = file.vector_dim;
+            }
+            levels
+        })
     }
 
     /// Whether it has parameters for at least one level.
@@ -117,6 +150,12 @@ impl Model {
 #[derive(Debug, Deserialize)]
 struct File {
     features: Vec<String>,
+    /// The vector blocks ([`VECTOR_BLOCKS`]; none for the tier-0 model).
+    #[serde(default)]
+    vector_blocks: Vec<String>,
+    /// The dimension of the vectors the blocks were trained on (0 without blocks).
+    #[serde(default)]
+    vector_dim: usize,
     window: usize,
     levels: Levels,
 }
@@ -141,13 +180,44 @@ struct Thresholds {
 pub struct LevelModel {
     #[serde(flatten)]
     linear: Logistic,
+    /// Weights of the vector blocks on their raw values, block after block (empty without blocks).
+    #[serde(default)]
+    vector_weights: Vec<f64>,
+    /// The vectors' dimension, from the file.
+    #[serde(skip)]
+    vector_dim: usize,
     thresholds: Thresholds,
 }
 
 impl LevelModel {
-    /// The logit that the unit with features `f` does not belong.
+    /// The logit that the unit with features `f` does not belong, from its features alone: the
+    /// whole logit for the tier-0 model; the embedding model adds [`Self::vector_logit`].
     pub fn logit(&self, f: &[f64]) -> f64 {
         self.linear.logit(f)
+    }
+
+    /// The vector blocks' part of the embedding model's logit for the unit `u` with `rest` (the
+    /// sum of the document's other units) and `window` (the sum of its neighbours within
+    /// [`WINDOW`] places), each at unit length; 0 for a model without blocks, `None` when the
+    /// vectors' dimension is not the model's (another encoder's vectors).
+    pub fn vector_logit(&self, u: &[f64], rest: &[f64], window: &[f64]) -> Option<f64> {
+        if self.vector_weights.is_empty() {
+            return Some(0.0);
+        }
+        let d = self.vector_dim;
+        if u.len() != d || rest.len() != d || window.len() != d {
+            return None;
+        }
+        let w = &self.vector_weights;
+        let mut z = 0.0;
+        for k in 0..d {
+            let (x, r, n) = (u[k], rest[k], window[k]);
+            z += w[k] * x * r
+                + w[d + k] * (x - r).abs()
+                + w[2 * d + k] * x * n
+                + w[3 * d + k] * (x - n).abs();
+        }
+        Some(z)
     }
 
     /// The intrusion score in (0, 1) of a unit with features `f`: the model's probability under
@@ -165,13 +235,15 @@ impl LevelModel {
         })
     }
 
-    fn valid(&self, n: usize) -> bool {
+    fn valid(&self, n: usize, vector_len: usize) -> bool {
         let l = &self.linear;
         l.has_features(n)
+            && self.vector_weights.len() == vector_len
             && l.scale.iter().all(|s| *s > 0.0)
             && l.mean
                 .iter()
                 .chain(&l.weights)
+                .chain(&self.vector_weights)
                 .chain([&l.bias])
                 .all(|x| x.is_finite())
     }
@@ -242,32 +314,77 @@ fn window_core(n: usize, score: impl Fn(usize, usize) -> f64) -> Vec<Option<Wind
     out
 }
 
-/// The embedding model's features of every unit of a document, from its units' vectors in
+/// A document's unit vectors at unit length (f64), and their sum.
+struct Prepared {
+    units: Vec<Vec<f64>>,
+    total: Vec<f64>,
+}
+
+impl Prepared {
+    fn new(vectors: &[Vec<f32>]) -> Self {
+        let units: Vec<Vec<f64>> = vectors.iter().map(|v| unit_length(v)).collect();
+        let dim = units.first().map_or(0, Vec::len);
+        let mut total = vec![0.0; dim];
+        for u in &units {
+            for (t, x) in total.iter_mut().zip(u) {
+                *t += x;
+            }
+        }
+        Prepared { units, total }
+    }
+
+    /// The sum of every unit but `i`, at unit length.
+    fn rest(&self, i: usize) -> Vec<f64> {
+        let rest: Vec<f64> = self
+            .total
+            .iter()
+            .zip(&self.units[i])
+            .map(|(t, x)| t - x)
+            .collect();
+        at_unit_length(rest)
+    }
+
+    /// The sum of the units within [`WINDOW`] places of `i`, without `i`, at unit length.
+    fn window(&self, i: usize) -> Vec<f64> {
+        let mut sum = vec![0.0; self.total.len()];
+        let end = (i + WINDOW + 1).min(self.units.len());
+        for j in (i.saturating_sub(WINDOW)..end).filter(|&j| j != i) {
+            for (s, x) in sum.iter_mut().zip(&self.units[j]) {
+                *s += x;
+            }
+        }
+        at_unit_length(sum)
+    }
+
+    fn features(&self) -> Vec<Option<Features>> {
+        let units = &self.units;
+        let window = window_core(units.len(), |a, b| dot(&units[a], &units[b]));
+        window
+            .into_iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let w = w?;
+                let rest: Vec<f64> = self
+                    .total
+                    .iter()
+                    .zip(&units[i])
+                    .map(|(t, x)| t - x)
+                    .collect();
+                let rest_cos = dot(&units[i], &rest) / dot(&rest, &rest).sqrt().max(1e-12);
+                let mut f = [0.0; FEATURES.len()];
+                f[..WINDOW_FEATURES].copy_from_slice(&w);
+                f[WINDOW_FEATURES] = rest_cos;
+                Some(f)
+            })
+            .collect()
+    }
+}
+
+/// The embedding model's cosine features of every unit of a document, from its units' vectors in
 /// document order (any length; zero vectors count as orthogonal to everything). Units without a
 /// neighbour on each side, and all units of documents of fewer than three, get `None`.
 pub fn features(vectors: &[Vec<f32>]) -> Vec<Option<Features>> {
-    let units: Vec<Vec<f64>> = vectors.iter().map(|v| unit_length(v)).collect();
-    let window = window_core(units.len(), |a, b| dot(&units[a], &units[b]));
-    let dim = units.first().map_or(0, Vec::len);
-    let mut total = vec![0.0; dim];
-    for u in &units {
-        for (t, x) in total.iter_mut().zip(u) {
-            *t += x;
-        }
-    }
-    window
-        .into_iter()
-        .enumerate()
-        .map(|(i, w)| {
-            let w = w?;
-            let rest: Vec<f64> = total.iter().zip(&units[i]).map(|(t, x)| t - x).collect();
-            let rest_cos = dot(&units[i], &rest) / dot(&rest, &rest).sqrt().max(1e-12);
-            let mut f = [0.0; FEATURES.len()];
-            f[..WINDOW_FEATURES].copy_from_slice(&w);
-            f[WINDOW_FEATURES] = rest_cos;
-            Some(f)
-        })
-        .collect()
+    Prepared::new(vectors).features()
 }
 
 /// The tier-0 model's features of every unit of a prepared table, from its transition scores
@@ -277,10 +394,31 @@ pub fn table_features(table: &dyn Pairwise) -> Vec<Option<WindowFeatures>> {
 }
 
 /// Each unit's intrusion score at `level` under the embedding model (see [`LevelModel::score`]),
-/// `None` where it has no features; `None` altogether when the model is unavailable.
+/// `None` where it has no features; `None` altogether when the model is unavailable or the vectors
+/// are of another dimension than the model's (another encoder's).
 pub fn scores(vectors: &[Vec<f32>], level: Level) -> Option<Vec<Option<f64>>> {
+    let logits = logits(vectors, level)?;
+    Some(logits.into_iter().map(|z| z.map(sigmoid)).collect())
+}
+
+/// The embedding model's logits behind [`scores`]: the cosine features' part plus the vector
+/// blocks' ([`LevelModel::vector_logit`]).
+pub fn logits(vectors: &[Vec<f32>], level: Level) -> Option<Vec<Option<f64>>> {
     let model = Model::Embedding.level(level)?;
-    Some(score_each(model, &features(vectors)))
+    let prepared = Prepared::new(vectors);
+    prepared
+        .features()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match f {
+            None => Some(None),
+            Some(f) => {
+                let u = &prepared.units[i];
+                let v = model.vector_logit(u, &prepared.rest(i), &prepared.window(i))?;
+                Some(Some(model.logit(f) + v))
+            }
+        })
+        .collect()
 }
 
 /// Each unit's intrusion score at `level` under the tier-0 model, from a prepared `tier0` table.
@@ -305,6 +443,11 @@ fn unit_length(v: &[f32]) -> Vec<f64> {
     } else {
         v
     }
+}
+
+fn at_unit_length(v: Vec<f64>) -> Vec<f64> {
+    let norm = dot(&v, &v).sqrt().max(1e-12);
+    v.into_iter().map(|x| x / norm).collect()
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -346,31 +489,43 @@ mod tests {
     fn features_and_logits_match_the_trainer() {
         let text = include_str!("../../models/intrusion/reference.json");
         let reference: Reference = serde_json::from_str(text).expect("reference parses");
-        let m = Model::Embedding.level(Level::Sentence).expect("model");
         for case in &reference.cases {
             let got = features(&case.vectors);
             assert!(got[0].is_none() && got[got.len() - 1].is_none());
             let interior: Vec<Features> = got.iter().flatten().copied().collect();
             assert_eq!(interior.len(), case.features.len());
-            for (f, (want, want_logit)) in interior
-                .iter()
-                .zip(case.features.iter().zip(&case.sentence_logits))
-            {
+            for (f, want) in interior.iter().zip(&case.features) {
                 for (x, y) in f.iter().zip(want) {
                     assert!((x - y).abs() < 1e-5, "feature {x} vs {y}");
                 }
-                assert!((m.logit(f) - want_logit).abs() < 1e-4);
+            }
+            let logits: Vec<f64> = logits(&case.vectors, Level::Sentence)
+                .expect("model")
+                .into_iter()
+                .flatten()
+                .collect();
+            assert_eq!(logits.len(), case.sentence_logits.len());
+            for (z, want) in logits.iter().zip(&case.sentence_logits) {
+                assert!((z - want).abs() < 1e-3, "logit {z} vs {want}");
             }
         }
     }
 
     #[test]
     fn an_off_topic_unit_scores_above_its_neighbours() {
-        // Units drifting slowly along one direction, with one orthogonal unit in the middle.
+        // Units drifting slowly along one direction, with one orthogonal unit in the middle, in
+        // the encoder's 384 dimensions.
+        let at = |entries: &[(usize, f32)]| {
+            let mut v = vec![0.0f32; 384];
+            for &(k, x) in entries {
+                v[k] = x;
+            }
+            v
+        };
         let mut vectors: Vec<Vec<f32>> = (0..9)
-            .map(|k| vec![1.0, 0.1 * k as f32, 0.0, 0.05])
+            .map(|k| at(&[(0, 1.0), (1, 0.1 * k as f32), (3, 0.05)]))
             .collect();
-        vectors[4] = vec![0.0, 0.0, 1.0, 0.0];
+        vectors[4] = at(&[(2, 1.0)]);
         let s = scores(&vectors, Level::Sentence).expect("model");
         let intruder = s[4].expect("interior");
         for (k, v) in s.iter().enumerate() {
@@ -378,6 +533,13 @@ mod tests {
                 assert!(intruder > *v, "unit {k}: {v} vs {intruder}");
             }
         }
+    }
+
+    #[test]
+    fn vectors_of_another_encoder_get_no_score() {
+        let vectors: Vec<Vec<f32>> = (0..5).map(|k| vec![1.0, k as f32, 0.5]).collect();
+        assert!(features(&vectors)[2].is_some());
+        assert_eq!(scores(&vectors, Level::Sentence), None);
     }
 
     #[test]
