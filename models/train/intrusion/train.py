@@ -38,6 +38,7 @@ the model with the cosine features alone, trained the same way.
       models/train/.venv/bin/python models/train/embed.py target/intrusion/prose-$p.jsonl
     done
     models/train/.venv/bin/python -m models.train.intrusion.train   # about 5 minutes
+    models/train/.venv/bin/python -m models.train.intrusion.train --hidden-genres   # the check
 """
 import argparse
 import json
@@ -214,11 +215,44 @@ def threshold_for(values, transitions, per_100):
     return float(v[allowed]) + 1e-9 if allowed < len(v) else float(v[-1])
 
 
+def hidden_genres(train, dev):
+    """Prints, per level and genre, the dev false alarms per 100 transitions and planted units
+    caught of the genre's documents, for the model trained on every genre and for one trained
+    without that genre, each at the threshold that gives 2 false alarms per 100 over all of dev."""
+    for level in ("sentence", "paragraph"):
+        X, XV, y, _, group = dataset(train, level, COPIES, seed=101)
+        Xd, XVd, yd, repd, groupd = dataset(dev, level, DEV_COPIES, seed=7)
+        train_genre = np.array([train[k // 1000]["genre"] for k in group])
+        dev_genre = np.array([dev[k // 1000]["genre"] for k in groupd])
+        A, Ad = np.hstack([X, XV]), np.hstack([Xd, XVd])
+        original = (groupd % 1000 == 0) & repd
+
+        def judged(model, genre):
+            s = logit(model, Ad)
+            t = threshold_for(s[original], int(original.sum()), 2.0)
+            mine = dev_genre == genre
+            fa = 100 * float(((s >= t) & original & mine).sum()) / max(int((original & mine).sum()), 1)
+            caught = caught_strengths(np.where(mine, s, -1e9), np.where(mine, yd, 0), groupd)
+            return fa, 100 * float((caught >= t).mean())
+
+        full = fit(A, y)
+        for genre in sorted({d["genre"] for d in train}):
+            keep = train_genre != genre
+            a, b = judged(full, genre), judged(fit(A[keep], y[keep]), genre)
+            print(f"{level} {genre}: all genres {a[0]:.2f} / 100, {a[1]:.1f} % caught; "
+                  f"genre hidden {b[0]:.2f} / 100, {b[1]:.1f} % caught", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "intrusion" / "intrusion.json")
+    ap.add_argument("--hidden-genres", action="store_true",
+                    help="print the hidden-genre check instead of training (about 20 minutes)")
     args = ap.parse_args()
     train, dev = load("train"), load("dev")
+    if args.hidden_genres:
+        hidden_genres(train, dev)
+        return
     dim = train[0]["S"].shape[1]
     out = {
         "about": "Intrusion model for the embedding scorer: P(unit does not belong) from cosine "
