@@ -157,9 +157,11 @@ fn write_tier0_intrusion_data() {
 /// Segue's own parser segments the file):
 ///
 /// ```sh
-/// SEGUE_PROSE_DIR=target/prose/train SEGUE_PROSE_OUT=target/intrusion/prose-train.jsonl \
+/// SEGUE_PROSE_DIR=$PWD/target/prose/train SEGUE_PROSE_OUT=$PWD/target/intrusion/prose-train.jsonl \
 ///   cargo test --release -p segue --test intrusion_data -- --ignored --nocapture prose
 /// ```
+///
+/// (Absolute paths: the test runs in `server/`.)
 #[test]
 #[ignore = "research tool: writes a real-prose corpus as JSONL for the intrusion trainer"]
 fn write_prose_corpus() {

@@ -221,7 +221,8 @@ impl LevelModel {
     }
 
     /// The intrusion score in (0, 1) of a unit with features `f`: the model's probability under
-    /// its balanced training classes, a ranking rather than a calibrated chance.
+    /// its balanced training classes, a ranking rather than a calibrated chance. From the features
+    /// alone, so the whole score for the tier-0 model only; the embedding model's is [`scores`].
     pub fn score(&self, f: &[f64]) -> f64 {
         sigmoid(self.logit(f))
     }
