@@ -1,4 +1,7 @@
-//! Research tool, ignored by default: writes the `tier0` intrusion model's training or tuning data
+//! Research tools, ignored by default, that write the intrusion models' training data.
+//! `write_prose_corpus` writes a real-prose corpus folder as Segue segments it, for the `embedding`
+//! model's trainer (`models/train/intrusion/train.py`; see the test). `write_tier0_intrusion_data`
+//! writes the `tier0` intrusion model's training or tuning data
 //! (`models/train/intrusion/train_tier0.py` reads it). For every document of a corpus and each
 //! level, the window features of every unit (`segue::score::intrusion::table_features` on the
 //! `tier0` table) of the original and of `SEGUE_INTRUSION_COPIES` copies with one unit of another
