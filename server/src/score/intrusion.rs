@@ -357,7 +357,9 @@ impl Prepared {
         at_unit_length(sum)
     }
 
-    fn features(&self) -> Vec<Option<Features>> {
+    /// `each(i, features, rest)` for every unit `i` that has features, with `rest` the sum of the
+    /// other units at unit length (what the `rest` feature and two vector blocks read).
+    fn each<T>(&self, mut each: impl FnMut(usize, Features, &[f64]) -> T) -> Vec<Option<T>> {
         let units = &self.units;
         let window = window_core(units.len(), |a, b| dot(&units[a], &units[b]));
         window
@@ -365,19 +367,17 @@ impl Prepared {
             .enumerate()
             .map(|(i, w)| {
                 let w = w?;
-                let rest: Vec<f64> = self
-                    .total
-                    .iter()
-                    .zip(&units[i])
-                    .map(|(t, x)| t - x)
-                    .collect();
-                let rest_cos = dot(&units[i], &rest) / dot(&rest, &rest).sqrt().max(1e-12);
+                let rest = self.rest(i);
                 let mut f = [0.0; FEATURES.len()];
                 f[..WINDOW_FEATURES].copy_from_slice(&w);
-                f[WINDOW_FEATURES] = rest_cos;
-                Some(f)
+                f[WINDOW_FEATURES] = dot(&units[i], &rest);
+                Some(each(i, f, &rest))
             })
             .collect()
+    }
+
+    fn features(&self) -> Vec<Option<Features>> {
+        self.each(|_, f, _| f)
     }
 }
 
@@ -408,17 +408,12 @@ pub fn logits(vectors: &[Vec<f32>], level: Level) -> Option<Vec<Option<f64>>> {
     let model = Model::Embedding.level(level)?;
     let prepared = Prepared::new(vectors);
     prepared
-        .features()
-        .iter()
-        .enumerate()
-        .map(|(i, f)| match f {
-            None => Some(None),
-            Some(f) => {
-                let u = &prepared.units[i];
-                let v = model.vector_logit(u, &prepared.rest(i), &prepared.window(i))?;
-                Some(Some(model.logit(f) + v))
-            }
+        .each(|i, f, rest| {
+            let v = model.vector_logit(&prepared.units[i], rest, &prepared.window(i))?;
+            Some(model.logit(&f) + v)
         })
+        .into_iter()
+        .map(|z| z.map_or(Some(None), |z| z.map(Some)))
         .collect()
 }
 
