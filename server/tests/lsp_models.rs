@@ -1,5 +1,6 @@
 //! The language server with the tier-1 models: tier 0 publishes first, then the model stage's
-//! diagnostics (scorer `embedding`) replace them, while reorder code actions keep the tier-0 judge.
+//! diagnostics (scorer `embedding`) replace them, while reorder code actions keep the tier-0 judge;
+//! the model stage's findings are `segue check --tier 1`'s, file for file.
 //! Skips with a printed reason when `models/install` has not run (CI runs it).
 
 mod common;
@@ -339,4 +340,95 @@ fn the_combined_tier1_scorer_can_be_chosen_in_the_settings() {
         .expect("hover");
     assert!(hover.to_string().contains("tier1"), "{hover}");
     assert!(c.shutdown_and_exit().success());
+}
+
+/// The editor and the CLI agree at tier 1: on every file of the committed corpus slice (six
+/// genres, four formats), at the default sensitivity and at `high`, the model stage publishes
+/// exactly the ranges and codes that `segue check --tier 1` reports for the same file. The slice
+/// has findings at both (1 and 4 today), so the comparison is not of two empty lists.
+#[test]
+fn the_model_stage_agrees_with_check_on_the_corpus_slice() {
+    if !models_installed() {
+        return;
+    }
+    let slice = repo("tests/prose/slice");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&slice)
+        .expect("slice")
+        .flat_map(|genre| std::fs::read_dir(genre.expect("genre").path()).expect("genre folder"))
+        .map(|f| f.expect("file").path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "{files:?}");
+    for sensitivity in ["medium", "high"] {
+        let flagged: usize = files.iter().map(|path| agree(path, sensitivity)).sum();
+        assert!(
+            flagged > 0,
+            "no file of the slice has a tier-1 finding at {sensitivity}"
+        );
+    }
+}
+
+/// Asserts that `segue check --tier 1` and the model stage report the same findings for `path`
+/// at `sensitivity`; returns how many.
+fn agree(path: &std::path::Path, sensitivity: &str) -> usize {
+    let language = match path.extension().and_then(|e| e.to_str()) {
+        Some("md") => "markdown",
+        Some("rst") => "restructuredtext",
+        Some("tex") => "latex",
+        _ => "plaintext",
+    };
+    // The CLI's findings: (range, code) as JSON.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_segue"))
+        .args([
+            "check",
+            "--tier",
+            "1",
+            "--format",
+            "json",
+            "--sensitivity",
+            sensitivity,
+        ])
+        .arg(path)
+        .env("SEGUE_MODELS_DIR", "")
+        .output()
+        .expect("segue check");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("check JSON");
+    let mut from_check: Vec<String> = report["files"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| format!("{} {}", f["range"], f["code"].as_str().unwrap_or("")))
+        .collect();
+    from_check.sort();
+
+    // The server's model stage on the same text, opened with the editor's language id.
+    let mut c = Client::spawn_with_env(&[("SEGUE_MODELS_DIR", "")]);
+    let settings = json!({"debounce": 0, "sensitivity": sensitivity});
+    c.initialize(push_caps(), None, Some(settings));
+    let text = std::fs::read_to_string(path).expect("slice file");
+    let uri = file_uri(path);
+    c.open(&uri, language, 1, &text);
+    let score = wait_for_scorer(&mut c, &uri, "embedding");
+    assert_eq!(score["scorer"], "embedding", "{}: {score}", path.display());
+    let last = last_published(&mut c, &uri);
+    let mut from_server: Vec<String> = last
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let code = match &d.code {
+                Some(lsp::NumberOrString::String(s)) => s.clone(),
+                _ => String::new(),
+            };
+            format!("{} {code}", serde_json::to_value(d.range).expect("range"))
+        })
+        .collect();
+    from_server.sort();
+    assert_eq!(
+        from_server,
+        from_check,
+        "{} at {sensitivity}",
+        path.display()
+    );
+    assert!(c.shutdown_and_exit().success());
+    from_check.len()
 }
