@@ -35,6 +35,13 @@ fn env(key: &str) -> Option<String> {
     std::env::var(key).ok().filter(|v| !v.is_empty())
 }
 
+/// `path` as given when absolute, else under the repository root.
+fn from_root(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(path)
+}
+
 /// The units of `doc` at `level` (each a list of sentences), and whether each is reportable.
 fn units(doc: &CorpusDoc, level: Level) -> (Vec<Vec<String>>, Vec<bool>) {
     match level {
@@ -160,11 +167,11 @@ fn write_tier0_intrusion_data() {
 /// Segue's own parser segments the file):
 ///
 /// ```sh
-/// SEGUE_PROSE_DIR=$PWD/target/prose/train SEGUE_PROSE_OUT=$PWD/target/intrusion/prose-train.jsonl \
+/// SEGUE_PROSE_DIR=target/prose/train SEGUE_PROSE_OUT=target/intrusion/prose-train.jsonl \
 ///   cargo test --release -p segue --test intrusion_data -- --ignored --nocapture prose
 /// ```
 ///
-/// (Absolute paths: the test runs in `server/`.)
+/// (Relative paths are read from the repository root, not `server/` where the test runs.)
 #[test]
 #[ignore = "research tool: writes a real-prose corpus as JSONL for the intrusion trainer"]
 fn write_prose_corpus() {
@@ -172,10 +179,9 @@ fn write_prose_corpus() {
         println!("skipped: set SEGUE_PROSE_DIR to a real-prose corpus folder");
         return;
     };
-    let out = PathBuf::from(
-        env("SEGUE_PROSE_OUT").unwrap_or_else(|| "target/intrusion/prose.jsonl".into()),
-    );
-    let docs = read_prose_corpus(std::path::Path::new(&dir)).expect("corpus");
+    let out =
+        from_root(&env("SEGUE_PROSE_OUT").unwrap_or_else(|| "target/intrusion/prose.jsonl".into()));
+    let docs = read_prose_corpus(&from_root(&dir)).expect("corpus");
     if let Some(parent) = out.parent() {
         std::fs::create_dir_all(parent).expect("output folder");
     }

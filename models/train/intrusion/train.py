@@ -33,7 +33,7 @@ the model with the cosine features alone, trained the same way.
 
     tests/prose/fetch
     for p in train dev; do
-      SEGUE_PROSE_DIR=$PWD/target/prose/$p SEGUE_PROSE_OUT=$PWD/target/intrusion/prose-$p.jsonl \\
+      SEGUE_PROSE_DIR=target/prose/$p SEGUE_PROSE_OUT=target/intrusion/prose-$p.jsonl \\
         cargo test --release -p segue --test intrusion_data -- --ignored prose
       models/train/.venv/bin/python models/train/embed.py target/intrusion/prose-$p.jsonl
     done
