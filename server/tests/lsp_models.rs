@@ -1,5 +1,6 @@
-//! The language server with the tier-1 models: tier 0 publishes first, then the model stage's
-//! diagnostics (scorer `embedding`) replace them, while reorder code actions keep the tier-0 judge;
+//! The language server with the tier-1 models: the model stage's diagnostics (scorer `embedding`)
+//! replace tier 0's, which are shown meanwhile only when the model stage takes a while, while
+//! reorder code actions keep the tier-0 judge;
 //! the model stage's findings are `segue check --tier 1`'s, file for file.
 //! Skips with a printed reason when `models/install` has not run (CI runs it).
 
@@ -121,8 +122,94 @@ fn model_stage_replaces_tier0_diagnostics() {
     assert!(c.shutdown_and_exit().success());
 }
 
-/// A pull client sees the model stage too. Tier 0's diagnostics come first; when the model stage
-/// replaces them for the version the client pulled, the server asks it to pull again
+/// The publishes for version 2 of `docs/sample.md` after a one-character edit, in order, with the
+/// models loaded and tier 0's preview shown after `preview_ms` (`SEGUE_TIER0_PREVIEW_MS`).
+fn publishes_after_an_edit(preview_ms: &str) -> Vec<lsp::PublishDiagnosticsParams> {
+    let mut c = Client::spawn_with_env(&[
+        ("SEGUE_MODELS_DIR", ""),
+        ("SEGUE_TIER0_PREVIEW_MS", preview_ms),
+    ]);
+    c.initialize(push_caps(), None, Some(json!({"debounce": 0})));
+    let path = repo("docs/sample.md");
+    let text = std::fs::read_to_string(&path).expect("sample");
+    let uri = file_uri(&path);
+    c.open(&uri, "markdown", 1, &text);
+    let score = wait_for_scorer(&mut c, &uri, "embedding");
+    assert_eq!(score["scorer"], "embedding", "{score}\n{}", c.stderr_tail());
+    c.drain_for(Duration::from_millis(300));
+    c.take_published(&uri);
+    let end = text.matches('\n').count() as u32;
+    c.change(&uri, 2, vec![edit(range(end, 0, end, 0), "\n")]);
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + timeout().max(Duration::from_secs(60));
+    while !seen.iter().any(|p| tiers(p).contains(&1)) && Instant::now() < deadline {
+        c.drain_for(Duration::from_millis(100));
+        seen.extend(
+            c.take_published(&uri)
+                .into_iter()
+                .filter(|p| p.version == Some(2)),
+        );
+    }
+    c.drain_for(Duration::from_millis(300));
+    seen.extend(
+        c.take_published(&uri)
+            .into_iter()
+            .filter(|p| p.version == Some(2)),
+    );
+    assert!(c.shutdown_and_exit().success());
+    seen
+}
+
+/// The tier (`data.tier`) of each diagnostic published.
+fn tiers(p: &lsp::PublishDiagnosticsParams) -> Vec<i64> {
+    p.diagnostics
+        .iter()
+        .map(|d| {
+            d.data
+                .as_ref()
+                .and_then(|v| v["tier"].as_i64())
+                .unwrap_or(-1)
+        })
+        .collect()
+}
+
+/// With the models loaded, an edit's tier-0 diagnostics are only a preview: the model stage
+/// finishes well within the wait, so the editor gets its diagnostics alone, and a tier-0 finding
+/// the model stage does not make never flashes up after a pause in typing.
+#[test]
+fn an_edit_shows_the_model_stage_without_tier0_in_passing() {
+    if !models_installed() {
+        return;
+    }
+    let seen = publishes_after_an_edit("10000");
+    assert_eq!(seen.len(), 1, "{seen:#?}");
+    let t = tiers(&seen[0]);
+    assert!(!t.is_empty() && t.iter().all(|&t| t == 1), "{seen:#?}");
+}
+
+/// When the model stage takes longer than the wait (here: no wait at all), tier 0's diagnostics
+/// are shown meanwhile and the model stage's replace them.
+#[test]
+fn a_slow_model_stage_shows_tier0_meanwhile() {
+    if !models_installed() {
+        return;
+    }
+    let seen = publishes_after_an_edit("0");
+    assert_eq!(seen.len(), 2, "{seen:#?}");
+    let (first, last) = (tiers(&seen[0]), tiers(&seen[1]));
+    assert!(
+        !first.is_empty() && first.iter().all(|&t| t == 0),
+        "{seen:#?}"
+    );
+    assert!(
+        !last.is_empty() && last.iter().all(|&t| t == 1),
+        "{seen:#?}"
+    );
+}
+
+/// A pull client sees the model stage too. Tier 0's diagnostics come first (the models load in
+/// the background); when the model stage replaces them for the version the client pulled, the
+/// server asks it to pull again
 /// (`workspace/diagnostic/refresh`), and that pull gets a full report under a new result id, with
 /// the model stage's finding, rather than "unchanged".
 #[test]

@@ -287,6 +287,9 @@ fn soak(cache: Option<&str>, done: impl Fn(usize, Duration) -> bool) -> Soak {
     let mut env = vec![("RUST_LOG", "segue=info")];
     if tier1 {
         env.push(("SEGUE_MODELS_DIR", ""));
+        // Every stage publishes (tier 0's diagnostics are not held back for the model stage's),
+        // so that both stages are timed and the heavier path is soaked.
+        env.push(("SEGUE_TIER0_PREVIEW_MS", "0"));
     }
     if let Some(n) = cache {
         env.push(("SEGUE_CACHE", n));

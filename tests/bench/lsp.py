@@ -20,11 +20,11 @@ import urllib.parse
 
 
 class Server:
-    def __init__(self, binary, options):
+    def __init__(self, binary, options, env=None):
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
             [binary, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL)
+            stderr=subprocess.DEVNULL, env=None if env is None else {**os.environ, **env})
         self.options = options
         self.refreshes = 0
         self.inbox = queue.Queue()
@@ -170,8 +170,9 @@ def session(binary, path, text, edits):
 
 
 def with_models(binary, path, text):
-    """Peak memory of a server with the models (tier auto) once the model stage has published."""
-    s = Server(binary, {"debounce": 0})
+    """Peak memory of a server with the models (tier auto) once the model stage has published
+    (every stage publishes, as in `model_stage`, so the second publish is the model stage's)."""
+    s = Server(binary, {"debounce": 0}, env={"SEGUE_TIER0_PREVIEW_MS": "0"})
     s.initialize()
     uri = open_doc(s, path, text)
     s.diagnostics(uri, 1)
@@ -190,8 +191,11 @@ def model_stage(binary, path, text, edits, debounce=0, pull=False):
     None for the server's default; pushed, or pulled as an editor pulls): one
     character typed into a prose line (a new line each time, so each edit changes one sentence of
     one paragraph), timed from `didChange` to the tier-0 publish and to the model stage's, which
-    follows it for the same version. Returns the two lists of milliseconds."""
-    s = Server(binary, {} if debounce is None else {"debounce": debounce})
+    follows it for the same version. The server shows tier 0's diagnostics only when the model
+    stage takes more than 300 ms after them; here it is told to show them always
+    (`SEGUE_TIER0_PREVIEW_MS=0`), so that both are timed. Returns the two lists of milliseconds."""
+    s = Server(binary, {} if debounce is None else {"debounce": debounce},
+               env={"SEGUE_TIER0_PREVIEW_MS": "0"})
     s.initialize(pull)
     uri = open_doc(s, path, text)
     if pull:
@@ -240,6 +244,49 @@ def pull_model_stage(s, uri, on_first=lambda: None):
             s.wait(lambda m: m.get("method") == "workspace/diagnostic/refresh", timeout=300)
 
 
+def previews(binary, path, text, edits):
+    """With the models and the server's defaults but debounce 0: after each of `edits`
+    one-character edits (as in `model_stage`), the publishes for the new version within two
+    seconds. Returns the mean number per edit and how many edits had a publish with tier-0
+    findings (tier 0's preview, shown before the model stage's diagnostics replaced it)."""
+    s = Server(binary, {"debounce": 0})
+    s.initialize()
+    uri = open_doc(s, path, text)
+    deadline = time.perf_counter() + 300
+    while time.perf_counter() < deadline:  # until the model stage has scored the document
+        score = s.request("workspace/executeCommand", {
+            "command": "segue.showDocumentScore", "arguments": [{"uri": uri, "silent": True}]})
+        if (score.get("result") or {}).get("scorer") == "embedding":
+            break
+        time.sleep(0.2)
+    time.sleep(0.5)
+    while not s.inbox.empty():
+        s.inbox.get()
+    lines = prose_lines(text)
+    counts, shown = [], 0
+    for k in range(edits):
+        line = lines[(k * 37) % len(lines)]
+        change = {"range": {"start": {"line": line, "character": 0},
+                            "end": {"line": line, "character": 0}}, "text": "x"}
+        s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": k + 2},
+                                            "contentChanges": [change]})
+        n, tier0 = 0, False
+        deadline = time.perf_counter() + 2.0
+        while time.perf_counter() < deadline:
+            try:
+                m = s.inbox.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if (m and m.get("method") == "textDocument/publishDiagnostics"
+                    and m["params"].get("version") == k + 2):
+                n += 1
+                tier0 |= any(d.get("data", {}).get("tier") == 0 for d in m["params"]["diagnostics"])
+        counts.append(n)
+        shown += tier0
+    s.close()
+    return sum(counts) / len(counts), shown
+
+
 def percentile(values, p):
     v = sorted(values)
     return v[min(len(v) - 1, round(p * (len(v) - 1)))]
@@ -259,6 +306,8 @@ def main():
                     help="with --model-stage: the server's default debounce instead of 0")
     ap.add_argument("--pull", action="store_true",
                     help="with --model-stage: a pull client (refreshed when the model stage lands)")
+    ap.add_argument("--previews", type=int, metavar="EDITS",
+                    help="only the row of publishes per edit with the models, over EDITS edits")
     args = ap.parse_args()
     with open(args.document, encoding="utf-8") as f:
         text = f.read()
@@ -271,6 +320,11 @@ def main():
         print(f"| keystroke → model-stage diagnostics, {name}{setting}, p50 / p95 (tier 0 first: p50 / p95) "
               f"| {statistics.median(model):.0f} / {percentile(model, 0.95):.0f} ms "
               f"({statistics.median(first):.0f} / {percentile(first, 0.95):.0f} ms) |")
+        return 0
+    if args.previews:
+        per_edit, shown = previews(args.binary, args.document, text, args.previews)
+        print(f"| publishes per edit with the models, {name}; edits with tier 0's findings shown in passing "
+              f"| {per_edit:.2f}; {shown} of {args.previews} |")
         return 0
     if args.models_only:
         args.models = True

@@ -142,6 +142,36 @@ impl Stage {
     }
 }
 
+/// What running one stage gave.
+enum StageOutcome {
+    /// Its result.
+    Done(Arc<Snapshot>),
+    /// The analysis failed: an empty result, published unless an earlier stage's stands in.
+    Failed(Arc<Snapshot>),
+    /// The settings name no scorer for it.
+    Absent,
+    /// A newer edit cancelled it.
+    Cancelled,
+}
+
+/// How long an earlier stage's result waits for the next stage before it is shown
+/// ([`Session::run_stages`]). The model stage after a keystroke takes about 20 ms at 10,000 words
+/// and 50 ms at 30,000 on a 2-core machine (p95, docs/performance.md), so within this wait tier
+/// 0's diagnostics are not shown in passing; on opening a long document, or on a slow machine,
+/// they are shown until the model stage's replace them. `SEGUE_TIER0_PREVIEW_MS` overrides it
+/// (tests and benchmarks; 0 shows every stage).
+pub const PREVIEW_AFTER: Duration = Duration::from_millis(300);
+
+fn preview_after() -> Duration {
+    static AFTER: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *AFTER.get_or_init(|| {
+        std::env::var("SEGUE_TIER0_PREVIEW_MS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .map_or(PREVIEW_AFTER, Duration::from_millis)
+    })
+}
+
 /// The stages for a document under `resolved` settings.
 pub(super) fn stages(resolved: &Resolved) -> &'static [Stage] {
     if resolved.model_scorer.is_some() {
@@ -387,10 +417,8 @@ impl Session {
         if debounce > 0 {
             tokio::time::sleep(Duration::from_millis(debounce)).await;
         }
-        for &stage in stages(&resolved) {
-            if p.cancelled() || !self.run_stage(&p, &resolved, stage).await {
-                return;
-            }
+        if !self.run_stages(&p, &resolved).await {
+            return;
         }
         // The version is analysed: hand the memory its runs freed back to the system once the
         // user pauses, or now if that has not happened for a while (`memory::Trimmer`).
@@ -406,18 +434,81 @@ impl Session {
         }
     }
 
-    /// Runs one stage and publishes its result; `false` when it was cancelled.
-    pub(super) async fn run_stage(
+    /// Runs the stages of `resolved` on `p` and publishes what the user should see; `false`
+    /// when a newer edit cancelled them.
+    ///
+    /// A stage followed by another is a *preview*: its result is published only if the next
+    /// stage has not finished [`preview_after`] after it (a big document, a slow machine), or
+    /// failed. Otherwise the user sees only the last stage's diagnostics, so a tier-0 finding
+    /// that the model stage does not make never flashes up for a moment after each pause in
+    /// typing.
+    pub(super) async fn run_stages(&self, p: &Pending, resolved: &Arc<Resolved>) -> bool {
+        let mut preview: Option<Arc<Snapshot>> = None;
+        // Whether an earlier stage's result was shown for this run.
+        let mut shown = false;
+        let all = stages(resolved);
+        for (k, &stage) in all.iter().enumerate() {
+            if p.cancelled() {
+                return false;
+            }
+            let analysis = self.analyse_stage(p, resolved, stage);
+            tokio::pin!(analysis);
+            let outcome = match &preview {
+                None => analysis.await,
+                Some(earlier) => {
+                    tokio::select! {
+                        outcome = &mut analysis => outcome,
+                        () = tokio::time::sleep(preview_after()) => {
+                            debug!(
+                                "{} v{}: the {} stage is taking a while; showing the {} stage's \
+                                 diagnostics meanwhile",
+                                p.uri.as_str(),
+                                p.version,
+                                stage.tag(),
+                                earlier.stage.tag()
+                            );
+                            self.publish(p, earlier.clone()).await;
+                            preview = None;
+                            shown = true;
+                            analysis.await
+                        }
+                    }
+                }
+            };
+            let snapshot = match outcome {
+                StageOutcome::Done(s) => s,
+                StageOutcome::Cancelled => return false,
+                // Nothing to wait for: an earlier stage's result is published below.
+                StageOutcome::Absent => continue,
+                // A failed later stage leaves the earlier stage's diagnostics in place.
+                StageOutcome::Failed(_) if shown => return true,
+                StageOutcome::Failed(s) => preview.take().unwrap_or(s),
+            };
+            if k + 1 < all.len() {
+                preview = Some(snapshot);
+            } else {
+                self.publish(p, snapshot).await;
+                preview = None;
+            }
+        }
+        if let Some(earlier) = preview {
+            self.publish(p, earlier).await;
+        }
+        true
+    }
+
+    /// Runs one stage: its result, or why there is none.
+    async fn analyse_stage(
         &self,
         p: &Pending,
         resolved: &Arc<Resolved>,
         stage: Stage,
-    ) -> bool {
+    ) -> StageOutcome {
         let scorer = match stage {
             Stage::Tier0 => resolved.scorer.clone(),
             Stage::Model => match &resolved.model_scorer {
                 Some(s) => s.clone(),
-                None => return true,
+                None => return StageOutcome::Absent,
             },
         };
         debug!(
@@ -490,12 +581,12 @@ impl Session {
             ))
         })
         .await;
-        let snapshot = match result {
+        let (snapshot, failed) = match result {
             Ok(Ok((s, notice))) => {
                 if let Some(notice) = notice {
                     self.inform_once(&p.uri, notice).await;
                 }
-                s
+                (s, false)
             }
             Ok(Err(Cancelled)) => {
                 debug!(
@@ -503,11 +594,12 @@ impl Session {
                     p.uri.as_str(),
                     p.version
                 );
-                return false;
+                return StageOutcome::Cancelled;
             }
             Err(e) => {
                 error!("analysis of {} v{} failed: {e}", p.uri.as_str(), p.version);
-                // Publish an empty result so that waiting requests do not hang.
+                // An empty result, so that waiting requests do not hang when no earlier stage's
+                // stands in for it.
                 let job = Job {
                     version,
                     text: Arc::from(""),
@@ -521,11 +613,12 @@ impl Session {
                 };
                 let mut analyzed = empty(&job);
                 analyzed.generation = generation;
-                Snapshot {
+                let snapshot = Snapshot {
                     analyzed,
                     diagnostics: Vec::new(),
                     stage,
-                }
+                };
+                (snapshot, true)
             }
         };
         let stats = snapshot.analyzed.stats;
@@ -538,14 +631,19 @@ impl Session {
             stats.reused,
             stats.micros
         );
-        self.publish(p, Arc::new(snapshot)).await;
-        true
+        let snapshot = Arc::new(snapshot);
+        if failed {
+            StageOutcome::Failed(snapshot)
+        } else {
+            StageOutcome::Done(snapshot)
+        }
     }
 
     /// Publishes a stage's result: pushed to a push client; for a pull client, kept for its
-    /// next `textDocument/diagnostic`, and when a later stage replaced an earlier one's
-    /// diagnostics for the same version (the model stage after tier 0, which the client has
-    /// already pulled), a `workspace/diagnostic/refresh` asks it to pull again.
+    /// next `textDocument/diagnostic`, and when it replaces other diagnostics for the same
+    /// version (the model stage after tier 0's preview, or a new run of an unchanged document
+    /// once the models load), which the client may already have pulled, a
+    /// `workspace/diagnostic/refresh` asks it to pull again.
     pub(super) async fn publish(&self, p: &Pending, snapshot: Arc<Snapshot>) {
         let caps = self.caps();
         let replaced_for_puller = {
@@ -564,8 +662,9 @@ impl Session {
                     .await;
             }
             previous.is_some_and(|prev| {
-                prev.analyzed.generation == snapshot.analyzed.generation
-                    && prev.stage != snapshot.stage
+                prev.analyzed.version == snapshot.analyzed.version
+                    && (prev.analyzed.generation != snapshot.analyzed.generation
+                        || prev.stage != snapshot.stage)
             })
         };
         if caps.pull && caps.refresh && replaced_for_puller {
