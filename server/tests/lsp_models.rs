@@ -140,22 +140,22 @@ fn publishes_after_an_edit(preview_ms: &str) -> Vec<lsp::PublishDiagnosticsParam
     c.take_published(&uri);
     let end = text.matches('\n').count() as u32;
     c.change(&uri, 2, vec![edit(range(end, 0, end, 0), "\n")]);
-    let mut seen = Vec::new();
-    let deadline = Instant::now() + timeout().max(Duration::from_secs(60));
-    while !seen.iter().any(|p| tiers(p).contains(&1)) && Instant::now() < deadline {
-        c.drain_for(Duration::from_millis(100));
+    // Waits `wait`, then adds the publishes for version 2 that arrived to `seen`.
+    let collect = |c: &mut Client, seen: &mut Vec<lsp::PublishDiagnosticsParams>, wait| {
+        c.drain_for(wait);
         seen.extend(
             c.take_published(&uri)
                 .into_iter()
                 .filter(|p| p.version == Some(2)),
         );
+    };
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + timeout().max(Duration::from_secs(60));
+    while !seen.iter().any(|p| tiers(p).contains(&1)) && Instant::now() < deadline {
+        collect(&mut c, &mut seen, Duration::from_millis(100));
     }
-    c.drain_for(Duration::from_millis(300));
-    seen.extend(
-        c.take_published(&uri)
-            .into_iter()
-            .filter(|p| p.version == Some(2)),
-    );
+    // Anything late would show up here.
+    collect(&mut c, &mut seen, Duration::from_millis(300));
     assert!(c.shutdown_and_exit().success());
     seen
 }
