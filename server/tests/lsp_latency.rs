@@ -15,7 +15,8 @@
 //! `model_stage_analysis_time` (also ignored; needs `models/install`) times the engine's run for
 //! the `embedding` scorer after each edit, with its intrusion model and, in the same run, without
 //! it (the same scorer behind a wrapper that hides the model), on the same document and edits;
-//! `tier0_intrusion_analysis_time` does the same for `tier0` and its paragraph model.
+//! `tier0_intrusion_analysis_time` does the same for `tier0` and its intrusion model on static word
+//! vectors.
 
 mod common;
 

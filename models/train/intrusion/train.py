@@ -39,6 +39,12 @@ the model with the cosine features alone, trained the same way.
     done
     models/train/.venv/bin/python -m models.train.intrusion.train   # about 5 minutes
     models/train/.venv/bin/python -m models.train.intrusion.train --hidden-genres   # the check
+
+`tier0`'s model on its static word vectors (models/tier0/README.md), with excerpts of each training
+document added as short documents of their own:
+
+    for p in train dev; do models/train/.venv/bin/python models/train/static_vectors.py embed $p; done
+    models/train/.venv/bin/python -m models.train.intrusion.train --vectors static --excerpts 10
 """
 import argparse
 import json
@@ -62,6 +68,9 @@ L2 = 0.1
 STEPS = 800
 LR = 0.02
 TARGETS = {"low": 1.0, "medium": 2.0, "high": 4.0}
+# Excerpts of each training document added as documents of their own (`--excerpts`).
+EXCERPT_MAX = 15
+EXCERPT_COPIES = 8
 
 
 def unit(v):
@@ -69,10 +78,12 @@ def unit(v):
     return v / np.maximum(n, 1e-12)
 
 
-def load(part):
-    """The documents of target/intrusion/prose-PART.jsonl with their cached vectors."""
+def load(part, vectors="encoder"):
+    """The documents of target/intrusion/prose-PART.jsonl with their cached vectors: the
+    encoder's (embed.py) or tier 0's static ones (static_vectors.py)."""
     rows = [json.loads(l) for l in open(ROOT / "target" / "intrusion" / f"prose-{part}.jsonl")]
-    z = np.load(ROOT / "target" / "embeddings" / f"prose-{part}.npz")
+    prefix = "" if vectors == "encoder" else "static-"
+    z = np.load(ROOT / "target" / "embeddings" / f"{prefix}prose-{part}.npz")
     vectors, offsets = z["vectors"], z["doc_offsets"]
     if len(offsets) - 1 != len(rows):
         raise SystemExit(f"prose-{part}: the embeddings do not match the corpus; re-run embed.py")
@@ -153,7 +164,8 @@ def dataset(docs, level, copies, seed):
     X, XV, y, rep_all, group = [], [], [], [], []
     for di, doc in enumerate(docs):
         U, rep = level_units(doc, level)
-        items = [(U, rep, None)] + [p for p in (planted(doc, docs, level, rng) for _ in range(copies)) if p]
+        n = doc.get("copies", copies)
+        items = [(U, rep, None)] + [p for p in (planted(doc, docs, level, rng) for _ in range(n)) if p]
         for ci, (U, rep, pos) in enumerate(items):
             if len(U) < 3:
                 continue
@@ -170,6 +182,26 @@ def dataset(docs, level, copies, seed):
             rep_all.append(rep[rows])
             group.append(np.full(len(rows), di * 1000 + ci))
     return np.vstack(X), np.vstack(XV), np.concatenate(y), np.concatenate(rep_all), np.concatenate(group)
+
+
+def excerpts(docs, per_doc, seed):
+    """`per_doc` excerpts of each document: runs of 3 to EXCERPT_MAX consecutive paragraphs, each
+    a document of its own with EXCERPT_COPIES planted copies, so that the model also sees the short
+    documents writers check (its features read the whole document and the units around each)."""
+    rng = random.Random(seed)
+    out = []
+    for doc in docs:
+        m = len(doc["sizes"])
+        if m < 4:
+            continue
+        for _ in range(per_doc):
+            k = rng.randint(3, min(EXCERPT_MAX, m - 1))
+            a = rng.randrange(0, m - k + 1)
+            bounds = np.cumsum([0] + doc["sizes"])
+            out.append({"id": f'{doc["id"]}#{a}+{k}', "genre": doc["genre"],
+                        "S": doc["S"][bounds[a]:bounds[a + k]], "P": doc["P"][a:a + k],
+                        "sizes": doc["sizes"][a:a + k], "copies": EXCERPT_COPIES})
+    return out
 
 
 def fit(X, y, l2=L2, steps=STEPS, lr=LR):
@@ -245,18 +277,30 @@ def hidden_genres(train, dev):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", type=Path, default=ROOT / "models" / "intrusion" / "intrusion.json")
+    ap.add_argument("--vectors", choices=["encoder", "static"], default="encoder",
+                    help="the encoder's vectors (the embedding scorer's model, intrusion.json) or "
+                         "tier 0's static word vectors (static.json)")
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--excerpts", type=int, default=0,
+                    help="excerpts per training document added as short documents")
     ap.add_argument("--hidden-genres", action="store_true",
                     help="print the hidden-genre check instead of training (about 20 minutes)")
     args = ap.parse_args()
-    train, dev = load("train"), load("dev")
+    static = args.vectors == "static"
+    args.out = args.out or ROOT / "models" / "intrusion" / ("static.json" if static else "intrusion.json")
+    train, dev = load("train", args.vectors), load("dev", args.vectors)
+    if args.excerpts:
+        train = train + excerpts(train, args.excerpts, seed=11)
     if args.hidden_genres:
         hidden_genres(train, dev)
         return
     dim = train[0]["S"].shape[1]
     out = {
-        "about": "Intrusion model for the embedding scorer: P(unit does not belong) from cosine "
-                 "features and per-dimension vector features; models/train/intrusion/train.py",
+        "about": ("Intrusion model for the tier0 scorer, on its static word vectors"
+                  if static else "Intrusion model for the embedding scorer")
+                 + ": P(unit does not belong) from cosine features and per-dimension vector "
+                   "features; models/train/intrusion/train.py"
+                 + (" --vectors static" if static else ""),
         "features": FEATURES,
         "vector_blocks": VECTOR_BLOCKS,
         "vector_dim": dim,
@@ -306,6 +350,8 @@ def main():
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, separators=(",", ":")) + "\n")
     print("wrote", args.out)
+    if static:
+        return
     # A fixture for the Rust side: features and logits of the first sentences of dev documents.
     sentence = fixture["sentence"]
     cases = []

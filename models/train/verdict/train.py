@@ -40,13 +40,14 @@ LEVELS = ["sentence", "paragraph"]
 SENSITIVITIES = ["low", "medium", "high"]
 # Findings per 1,000 words of published prose, both levels together, at each sensitivity, per
 # reporting scorer. Read as an editor would, nearly every finding on published prose is a false
-# alarm, so `medium` (the default) spends as little as keeps the planted units caught: for `tier0`,
-# 0.18 instead of 0.25 cut its findings on the dev rows from 0.29 to 0.17 per 1,000 words with
-# planted sentences caught alike (50 %) and paragraphs 80 -> 70 %; `embedding` keeps 0.25, as its
-# companion (`tier0`'s verdict, with these thresholds) already halves its rate.
+# alarm, so `medium` (the default) spends as little as keeps the planted units caught. For `tier0`,
+# whose intrusion score reads its static word vectors, 0.12: on the dev rows 0.13 findings per
+# 1,000 words with planted sentences / paragraphs caught 53 % / 72 % (0.18: 0.21, 57 % / 72 %;
+# 0.10: 0.11, 47 % / 72 %). For `embedding`, 0.12 with the companion at weight 0.5: 0.085 on the
+# dev rows, 65.8 % / 80.6 % (0.18: 0.115, 71.1 % / 80.6 %); see models/verdict/README.md.
 TARGET_RATE = {
-    "tier0": {"low": 0.1, "medium": 0.18, "high": 0.6},
-    "embedding": {"low": 0.1, "medium": 0.18, "high": 0.6},
+    "tier0": {"low": 0.1, "medium": 0.12, "high": 0.6},
+    "embedding": {"low": 0.1, "medium": 0.12, "high": 0.6},
 }
 # The budget `train_scorer` spends (set per scorer by `main`).
 BUDGET = TARGET_RATE["tier0"]

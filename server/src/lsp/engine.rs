@@ -24,10 +24,7 @@
 //!   that change no unit text (markup, code blocks, whitespace, line wrapping, a disable comment)
 //!   re-score nothing.
 //!
-//! Only the judged transitions carry a reason; the skip pairs, and the pairs within
-//! [`intrusion::REACH`] that window intrusion scores read ([`IntrusionSource::Window`], `tier0`'s
-//! paragraph model), are cached by score alone, and those intrusion scores are computed from the
-//! cached scores rather than from a table of the whole level.
+//! Only the judged transitions carry a reason; the skip pairs are cached by score alone.
 //!
 //! The sentence and paragraph levels are prepared and scored in parallel (`rayon::join`), and so
 //! are their units' cache keys (the fingerprints read the whole level); the section openings and
@@ -58,9 +55,9 @@ use crate::score::findings::{
     companion_analysis, findings_with, Calibration, Finding, Sensitivity,
 };
 use crate::score::novelty::novelty;
-use crate::score::{intrusion, IntrusionSource, Level, Pairwise, Reason, Scorer, Unit};
+use crate::score::{IntrusionSource, Level, Pairwise, Reason, Scorer, Unit};
 use crate::text::{Document, Format, LineIndex, Segmenter};
-use ahash::{AHashMap as HashMap, AHashSet as HashSet, AHasher};
+use ahash::{AHashMap as HashMap, AHasher};
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -251,20 +248,9 @@ impl Engine {
         let sentence_pairs = sentence_pairs(&document, &sentence_refs);
         let (paragraph_refs, paragraph_units) = paragraph_units(&document);
         let paragraph_pairs = paragraph_pairs(&document, &paragraph_refs);
-        // Score the adjacent pairs, the skip pairs (a unit left out) and, for intrusion scores
-        // made from transitions, every pair within their reach, in one plan per level.
-        let sentence_all = wanted(
-            scorer,
-            Level::Sentence,
-            &sentence_pairs,
-            sentence_units.len(),
-        );
-        let paragraph_all = wanted(
-            scorer,
-            Level::Paragraph,
-            &paragraph_pairs,
-            paragraph_units.len(),
-        );
+        // Score the adjacent pairs and the skip pairs (a unit left out), in one plan per level.
+        let sentence_all = wanted(&sentence_pairs);
+        let paragraph_all = wanted(&paragraph_pairs);
         // Each unit's text hash and context, for both levels at once (the contexts read the
         // whole level).
         let (sentence_keys, paragraph_keys) = rayon::join(
@@ -309,29 +295,15 @@ impl Engine {
         );
         let (sentence_new, sentence_doc) = sentence_new?;
         let (paragraph_new, paragraph_doc) = paragraph_new?;
-        let (sentence_scores, sentence_window) =
-            self.store(sentence_plan, sentence_new, &mut stats);
-        let (paragraph_scores, paragraph_window) =
-            self.store(paragraph_plan, paragraph_new, &mut stats);
+        let sentence_scores = self.store(sentence_plan, sentence_new, &mut stats);
+        let paragraph_scores = self.store(paragraph_plan, paragraph_new, &mut stats);
         check()?;
         let mut whole = Whole::new();
         let mut figures = Figures::new();
         let mut intrusion = [None, None];
-        for (k, level, units, computed, window) in [
-            (
-                0,
-                Level::Sentence,
-                &sentence_units,
-                sentence_doc,
-                sentence_window,
-            ),
-            (
-                1,
-                Level::Paragraph,
-                &paragraph_units,
-                paragraph_doc,
-                paragraph_window,
-            ),
+        for (k, level, units, computed) in [
+            (0, Level::Sentence, &sentence_units, sentence_doc),
+            (1, Level::Paragraph, &paragraph_units, paragraph_doc),
         ] {
             match source(scorer, level) {
                 Source::Document => {
@@ -340,10 +312,6 @@ impl Engine {
                     figures.extend(doc.figures.iter().map(|&(k, v)| (level, k, v)));
                     intrusion[k] = doc.intrusion;
                     check()?;
-                }
-                Source::Window => {
-                    self.documents.remove(&level);
-                    intrusion[k] = intrusion::table_scores(&window, level);
                 }
                 Source::Nothing => {
                     self.documents.remove(&level);
@@ -528,7 +496,6 @@ impl Engine {
         };
         Plan {
             level,
-            units: units.len(),
             pairs,
             reasons: with_reason,
             keys,
@@ -542,13 +509,13 @@ impl Engine {
     }
 
     /// Stores computed scores in the cache and completes the plan's results: the score and
-    /// reason of each of its pairs, and every score by pair (the window intrusion scores read).
+    /// reason of each of its pairs.
     fn store(
         &mut self,
         mut plan: Plan<'_>,
         computed: Scored,
         stats: &mut RunStats,
-    ) -> (Vec<(f64, Reason)>, Scores) {
+    ) -> Vec<(f64, Reason)> {
         stats.reused += plan.pairs.len() - plan.missing.len();
         stats.scored += computed.len();
         stats.prepared_units += plan.table_units.len();
@@ -568,22 +535,13 @@ impl Engine {
                 *slot = Some((score, reason));
             }
         }
-        let n = plan.out.len();
-        let mut window = Scores {
-            len: plan.units,
-            scores: HashMap::with_capacity(n),
-        };
-        let scores = plan
-            .out
+        plan.out
             .into_iter()
-            .zip(&plan.pairs)
-            .map(|(o, &pair)| {
+            .map(|o| {
                 let (score, reason) = o.unwrap_or((0.0, None));
-                window.scores.insert(pair, score);
                 (score, reason.unwrap_or_default())
             })
-            .collect();
-        (scores, window)
+            .collect()
     }
 }
 
@@ -615,32 +573,12 @@ impl UnitKeys {
     }
 }
 
-/// A level's transition scores by unit pair, read as a table (for window intrusion scores).
-struct Scores {
-    len: usize,
-    scores: HashMap<(usize, usize), f64>,
-}
-
-impl Pairwise for Scores {
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn transition(&self, from: usize, to: usize) -> f64 {
-        self.scores.get(&(from, to)).copied().unwrap_or(0.0)
-    }
-    fn reason(&self, _: usize, _: usize) -> Reason {
-        Reason::default()
-    }
-}
-
 /// Where a run gets a level's intrusion scores and whole-document scores.
 enum Source {
     /// Neither.
     Nothing,
     /// From a table of the whole level ([`Engine::document`]).
     Document,
-    /// From the level's transition scores ([`IntrusionSource::Window`]).
-    Window,
 }
 
 fn source(scorer: &dyn Scorer, level: Level) -> Source {
@@ -650,7 +588,6 @@ fn source(scorer: &dyn Scorer, level: Level) -> Source {
     match scorer.intrusion_source(level) {
         IntrusionSource::None => Source::Nothing,
         IntrusionSource::Table => Source::Document,
-        IntrusionSource::Window => Source::Window,
     }
 }
 
@@ -660,24 +597,12 @@ struct Wanted {
     reasons: Vec<bool>,
 }
 
-/// The level's judged transitions `pairs` (with reasons), their skip pairs ([`skip_pairs`]) and,
-/// for window intrusion scores, every other pair within [`intrusion::REACH`] of `n` units.
-fn wanted(scorer: &dyn Scorer, level: Level, pairs: &[(usize, usize)], n: usize) -> Wanted {
+/// The level's judged transitions `pairs` (with reasons) and their skip pairs ([`skip_pairs`]).
+fn wanted(pairs: &[(usize, usize)]) -> Wanted {
     let mut all = pairs.to_vec();
     all.extend(skip_pairs(pairs).into_iter().map(|(_, p)| p));
     let mut reasons = vec![true; pairs.len()];
     reasons.resize(all.len(), false);
-    if matches!(source(scorer, level), Source::Window) {
-        let have: HashSet<(usize, usize)> = all.iter().copied().collect();
-        for a in 0..n {
-            for b in a + 1..(a + intrusion::REACH + 1).min(n) {
-                if !have.contains(&(a, b)) {
-                    all.push((a, b));
-                    reasons.push(false);
-                }
-            }
-        }
-    }
     Wanted {
         pairs: all,
         reasons,
@@ -687,10 +612,8 @@ fn wanted(scorer: &dyn Scorer, level: Level, pairs: &[(usize, usize)], n: usize)
 /// The cache lookups of one level and what is left to score.
 struct Plan<'u> {
     level: Level,
-    /// Number of units at the level.
-    units: usize,
     pairs: Vec<(usize, usize)>,
-    /// Per pair, whether it needs a reason (the judged transitions; not skip or window pairs).
+    /// Per pair, whether it needs a reason (the judged transitions, not the skip pairs).
     reasons: Vec<bool>,
     keys: Vec<PairKey>,
     out: Vec<Option<(f64, Option<Reason>)>>,

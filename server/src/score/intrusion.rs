@@ -3,32 +3,29 @@
 //! ([`super::Pairwise::intrusion`]), in place of the fixed interruption margin (docs/evaluation.md,
 //! "Findings").
 //!
-//! Two models, each a logistic regression per level with a threshold per sensitivity, trained on
-//! the train split with one unit of another document inserted at a random place and thresholds set
-//! on dev for a target number of false alarms per 100 transitions:
+//! Two models of the same form, each a logistic regression per level with a threshold per
+//! sensitivity: fourteen features of cosines between the unit's vector, its neighbours within
+//! [`WINDOW`] places and the rest of the document ([`features`]), and a weight per dimension of
+//! the vector on four [`VECTOR_BLOCKS`] (the unit's vector against the rest of the document and
+//! against its neighbours), computed on the fly ([`scores_with`]). Both are trained by
+//! `models/train/intrusion/train.py` on the real-prose corpus's train part with units of another
+//! genre planted, thresholds set on dev for a target number of false alarms per 100 transitions:
 //!
-//! - [`Model::Embedding`], for the `embedding` scorer: fourteen features of cosines between the
-//!   unit's vector, its neighbours within [`WINDOW`] places and the rest of the document
-//!   ([`features`]), and a weight per dimension of the vector on four [`VECTOR_BLOCKS`] (the
-//!   unit's vector against the rest of the document and against its neighbours), computed on the
-//!   fly ([`scores`]; `models/intrusion/intrusion.json`, `models/train/intrusion/train.py`,
-//!   trained on the real-prose corpus's train part with units of another genre planted);
-//! - [`Model::Tier0`], for the built-in `tier0` scorer at the paragraph level: the thirteen window
-//!   features of the same kind, from its transition scores ([`table_features`];
-//!   `models/intrusion/tier0.json`, `models/train/intrusion/train_tier0.py` on features written by
-//!   the `intrusion_data` test). Its sentence-level model was measured and not shipped: it caught
-//!   fewer inserted sentences than the fixed rule at the same false-alarm rate.
+//! - [`Model::Embedding`], for the `embedding` scorer, on the encoder's vectors
+//!   (`models/intrusion/intrusion.json`);
+//! - [`Model::Static`], for the built-in `tier0` scorer, on its static word vectors
+//!   ([`super::static_vectors`]; `models/intrusion/static.json`).
 //!
 //! The parameters are compiled in.
 
 use super::logistic::{sigmoid, Logistic};
-use super::{Level, Pairwise};
+use super::Level;
 use crate::config::Sensitivity;
 use serde::Deserialize;
 use std::sync::OnceLock;
 
-/// The features, in the embedding model's order (see the trainer's docs for their definitions);
-/// the tier-0 model reads the first [`WINDOW_FEATURES`] of them.
+/// The features, in the models' order (see the trainer's docs for their definitions): the first
+/// [`WINDOW_FEATURES`] read the unit's window, the last the rest of the document.
 pub const FEATURES: [&str; 14] = [
     "in",
     "out",
@@ -68,19 +65,20 @@ pub const WINDOW: usize = 3;
 /// adjacent transitions whose median and spread they read).
 pub const REACH: usize = 2 * WINDOW;
 
-/// One unit's features for the embedding model.
+/// One unit's features.
 pub type Features = [f64; FEATURES.len()];
 
-/// One unit's window features (the tier-0 model's).
-pub type WindowFeatures = [f64; WINDOW_FEATURES];
+/// One unit's window features.
+type WindowFeatures = [f64; WINDOW_FEATURES];
 
 /// Which committed model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Model {
-    /// Cosine features of the `embedding` scorer's vectors (`models/intrusion/intrusion.json`).
+    /// On the `embedding` scorer's vectors (`models/intrusion/intrusion.json`).
     Embedding,
-    /// Window features of the `tier0` scorer's transitions (`models/intrusion/tier0.json`).
-    Tier0,
+    /// On the `tier0` scorer's static word vectors ([`super::static_vectors`];
+    /// `models/intrusion/static.json`).
+    Static,
 }
 
 impl Model {
@@ -88,13 +86,13 @@ impl Model {
     /// the features (a build-time mistake that the unit tests catch).
     pub fn level(self, level: Level) -> Option<&'static LevelModel> {
         static EMBEDDING: OnceLock<Option<Levels>> = OnceLock::new();
-        static TIER0: OnceLock<Option<Levels>> = OnceLock::new();
+        static STATIC: OnceLock<Option<Levels>> = OnceLock::new();
         let (cell, text) = match self {
             Model::Embedding => (
                 &EMBEDDING,
                 include_str!("../../models/intrusion/intrusion.json"),
             ),
-            Model::Tier0 => (&TIER0, include_str!("../../models/intrusion/tier0.json")),
+            Model::Static => (&STATIC, include_str!("../../models/intrusion/static.json")),
         };
         let levels = cell.get_or_init(|| self.parse(text)).as_ref()?;
         match level {
@@ -106,10 +104,7 @@ impl Model {
     /// The file's levels, or `None` if it does not parse or does not match this model's features.
     fn parse(self, text: &str) -> Option<Levels> {
         let file: File = serde_json::from_str(text).ok()?;
-        let (features, blocks): (&[&str], &[&str]) = match self {
-            Model::Embedding => (&FEATURES, &VECTOR_BLOCKS),
-            Model::Tier0 => (&FEATURES[..WINDOW_FEATURES], &[]),
-        };
+        let (features, blocks) = (&FEATURES, &VECTOR_BLOCKS);
         let vector_len = blocks.len() * file.vector_dim;
         let levels = [&file.levels.sentence, &file.levels.paragraph];
         let ok = file.window == WINDOW
@@ -123,7 +118,7 @@ impl Model {
                 .iter()
                 .map(String::as_str)
                 .eq(blocks.iter().copied())
-            && (blocks.is_empty() || file.vector_dim > 0)
+            && file.vector_dim > 0
             && levels.iter().any(|l| l.is_some())
             && levels
                 .iter()
@@ -150,11 +145,9 @@ impl Model {
 #[derive(Debug, Deserialize)]
 struct File {
     features: Vec<String>,
-    /// The vector blocks ([`VECTOR_BLOCKS`]; none for the tier-0 model).
-    #[serde(default)]
+    /// The vector blocks ([`VECTOR_BLOCKS`]).
     vector_blocks: Vec<String>,
-    /// The dimension of the vectors the blocks were trained on (0 without blocks).
-    #[serde(default)]
+    /// The dimension of the vectors the blocks were trained on.
     vector_dim: usize,
     window: usize,
     levels: Levels,
@@ -180,8 +173,7 @@ struct Thresholds {
 pub struct LevelModel {
     #[serde(flatten)]
     linear: Logistic,
-    /// Weights of the vector blocks on their raw values, block after block (empty without blocks).
-    #[serde(default)]
+    /// Weights of the vector blocks on their raw values, block after block.
     vector_weights: Vec<f64>,
     /// The vectors' dimension, from the file.
     #[serde(skip)]
@@ -190,20 +182,17 @@ pub struct LevelModel {
 }
 
 impl LevelModel {
-    /// The logit that the unit with features `f` does not belong, from its features alone: the
-    /// whole logit for the tier-0 model; the embedding model adds [`Self::vector_logit`].
+    /// The features' part of the logit that the unit with features `f` does not belong; the
+    /// whole logit adds [`Self::vector_logit`].
     pub fn logit(&self, f: &[f64]) -> f64 {
         self.linear.logit(f)
     }
 
-    /// The vector blocks' part of the embedding model's logit for the unit `u` with `rest` (the
-    /// sum of the document's other units) and `window` (the sum of its neighbours within
-    /// [`WINDOW`] places), each at unit length; 0 for a model without blocks, `None` when the
-    /// vectors' dimension is not the model's (another encoder's vectors).
+    /// The vector blocks' part of the logit for the unit `u` with `rest` (the sum of the
+    /// document's other units) and `window` (the sum of its neighbours within [`WINDOW`] places),
+    /// each at unit length; `None` when the vectors' dimension is not the model's (another
+    /// encoder's vectors).
     pub fn vector_logit(&self, u: &[f64], rest: &[f64], window: &[f64]) -> Option<f64> {
-        if self.vector_weights.is_empty() {
-            return Some(0.0);
-        }
         let d = self.vector_dim;
         if u.len() != d || rest.len() != d || window.len() != d {
             return None;
@@ -218,13 +207,6 @@ impl LevelModel {
                 + w[3 * d + k] * (x - n).abs();
         }
         Some(z)
-    }
-
-    /// The intrusion score in (0, 1) of a unit with features `f`: the model's probability under
-    /// its balanced training classes, a ranking rather than a calibrated chance. From the features
-    /// alone, so the whole score for the tier-0 model only; the embedding model's is [`scores`].
-    pub fn score(&self, f: &[f64]) -> f64 {
-        sigmoid(self.logit(f))
     }
 
     /// The score at or above which a unit is flagged at `sensitivity`.
@@ -388,24 +370,30 @@ pub fn features(vectors: &[Vec<f32>]) -> Vec<Option<Features>> {
     Prepared::new(vectors).features()
 }
 
-/// The tier-0 model's features of every unit of a prepared table, from its transition scores
-/// (`table.transition(a, b)` for a before b); `None` as for [`features`].
-pub fn table_features(table: &dyn Pairwise) -> Vec<Option<WindowFeatures>> {
-    window_core(table.len(), |a, b| table.transition(a, b))
-}
-
-/// Each unit's intrusion score at `level` under the embedding model (see [`LevelModel::score`]),
+/// Each unit's intrusion score in (0, 1) at `level` under the embedding model: the model's
+/// probability under its balanced training classes, a ranking rather than a calibrated chance;
 /// `None` where it has no features; `None` altogether when the model is unavailable or the vectors
 /// are of another dimension than the model's (another encoder's).
 pub fn scores(vectors: &[Vec<f32>], level: Level) -> Option<Vec<Option<f64>>> {
-    let logits = logits(vectors, level)?;
+    scores_with(Model::Embedding, vectors, level)
+}
+
+/// Each unit's intrusion score at `level` under `model`, a model on vectors
+/// ([`Model::Embedding`] or [`Model::Static`]), as for [`scores`].
+pub fn scores_with(model: Model, vectors: &[Vec<f32>], level: Level) -> Option<Vec<Option<f64>>> {
+    let logits = logits_with(model, vectors, level)?;
     Some(logits.into_iter().map(|z| z.map(sigmoid)).collect())
 }
 
 /// The embedding model's logits behind [`scores`]: the cosine features' part plus the vector
 /// blocks' ([`LevelModel::vector_logit`]).
 pub fn logits(vectors: &[Vec<f32>], level: Level) -> Option<Vec<Option<f64>>> {
-    let model = Model::Embedding.level(level)?;
+    logits_with(Model::Embedding, vectors, level)
+}
+
+/// `model`'s logits behind [`scores_with`].
+pub fn logits_with(model: Model, vectors: &[Vec<f32>], level: Level) -> Option<Vec<Option<f64>>> {
+    let model = model.level(level)?;
     let prepared = Prepared::new(vectors);
     prepared
         .each(|i, f, rest| {
@@ -414,20 +402,6 @@ pub fn logits(vectors: &[Vec<f32>], level: Level) -> Option<Vec<Option<f64>>> {
         })
         .into_iter()
         .map(|z| z.map_or(Some(None), |z| z.map(Some)))
-        .collect()
-}
-
-/// Each unit's intrusion score at `level` under the tier-0 model, from a prepared `tier0` table.
-pub fn table_scores(table: &dyn Pairwise, level: Level) -> Option<Vec<Option<f64>>> {
-    let model = Model::Tier0.level(level)?;
-    Some(score_each(model, &table_features(table)))
-}
-
-/// `model`'s score of every unit that has features.
-fn score_each<F: AsRef<[f64]>>(model: &LevelModel, features: &[Option<F>]) -> Vec<Option<f64>> {
-    features
-        .iter()
-        .map(|f| f.as_ref().map(|f| model.score(f.as_ref())))
         .collect()
 }
 

@@ -27,6 +27,7 @@ pub mod parallel;
 pub mod precedence;
 pub mod registry;
 pub mod rules;
+pub mod static_vectors;
 mod stems;
 pub mod tier0;
 pub mod tier1;
@@ -188,8 +189,7 @@ pub trait Scorer: Send + Sync {
         ContextPolicy::Document
     }
     /// Where its intrusion scores at `level` come from: [`IntrusionSource::Table`] (the default
-    /// for scorers with [`Scorer::has_intrusion`]) needs a table prepared from the whole level;
-    /// [`IntrusionSource::Window`] lets a front end compute them from cached transition scores.
+    /// for scorers with [`Scorer::has_intrusion`]) needs a table prepared from the whole level.
     fn intrusion_source(&self, level: Level) -> IntrusionSource {
         let _ = level;
         if self.has_intrusion() {
@@ -218,9 +218,6 @@ pub enum IntrusionSource {
     None,
     /// [`Pairwise::intrusion`] of a table prepared from every unit of the level.
     Table,
-    /// [`intrusion::table_scores`] of its own transition scores, which reads only transitions
-    /// between units at most [`intrusion::REACH`] apart (and the level's adjacent ones).
-    Window,
 }
 
 /// The score of `order` (indices into the prepared units): the table's own

@@ -23,6 +23,7 @@ use super::entity_grid::{
 use super::lexical::{unit_key, Lexical, TermVector};
 use super::logistic::{sigmoid, Logistic};
 use super::memo::Memo;
+use super::static_vectors::StaticVectors;
 use super::tokens::tokens;
 use super::vocabulary::Vocabulary;
 use super::{Level, Pairwise, Reason, Scorer, Unit};
@@ -182,12 +183,14 @@ impl Scorer for Tier0 {
         Box::new(self.table(units, level))
     }
     fn has_intrusion(&self) -> bool {
-        super::intrusion::Model::Tier0.available()
+        super::intrusion::Model::Static.available() && StaticVectors::shipped().is_some()
     }
     fn intrusion_source(&self, level: Level) -> super::IntrusionSource {
-        // `Tier0Pairs::intrusion` is `table_scores` of the table's own transitions.
-        if super::intrusion::Model::Tier0.level(level).is_some() {
-            super::IntrusionSource::Window
+        // `Tier0Pairs::intrusion` is the static-vector model on every unit of the level.
+        if super::intrusion::Model::Static.level(level).is_some()
+            && StaticVectors::shipped().is_some()
+        {
+            super::IntrusionSource::Table
         } else {
             super::IntrusionSource::None
         }
@@ -419,7 +422,11 @@ impl Pairwise for Tier0Pairs<'_> {
     }
 
     fn intrusion(&self) -> Option<Vec<Option<f64>>> {
-        super::intrusion::table_scores(self, self.level)
+        let table = StaticVectors::shipped()?;
+        let vectors: Vec<Vec<f32>> = (0..self.parts.len())
+            .map(|u| table.unit(&self.vocabulary.unit_text(u)))
+            .collect();
+        super::intrusion::scores_with(super::intrusion::Model::Static, &vectors, self.level)
     }
 
     fn transition(&self, from: usize, to: usize) -> f64 {
