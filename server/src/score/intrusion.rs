@@ -198,15 +198,20 @@ impl LevelModel {
             return None;
         }
         let w = &self.vector_weights;
-        let mut z = 0.0;
-        for k in 0..d {
+        let (w0, w1, w2, w3) = (&w[..d], &w[d..2 * d], &w[2 * d..3 * d], &w[3 * d..4 * d]);
+        let term = |k: usize| {
             let (x, r, n) = (u[k], rest[k], window[k]);
-            z += w[k] * x * r
-                + w[d + k] * (x - r).abs()
-                + w[2 * d + k] * x * n
-                + w[3 * d + k] * (x - n).abs();
+            w0[k] * x * r + w1[k] * (x - r).abs() + w2[k] * x * n + w3[k] * (x - n).abs()
+        };
+        // Four lanes, as in `dot`.
+        let mut lanes = [0.0; 4];
+        for c in 0..d / 4 {
+            for (j, lane) in lanes.iter_mut().enumerate() {
+                *lane += term(4 * c + j);
+            }
         }
-        Some(z)
+        let tail: f64 = (d - d % 4..d).map(term).sum();
+        Some(lanes.iter().sum::<f64>() + tail)
     }
 
     /// The score at or above which a unit is flagged at `sensitivity`.
@@ -327,39 +332,49 @@ impl Prepared {
         at_unit_length(rest)
     }
 
-    /// The sum of the units within [`WINDOW`] places of `i`, without `i`, at unit length.
-    fn window(&self, i: usize) -> Vec<f64> {
-        let mut sum = vec![0.0; self.total.len()];
-        let end = (i + WINDOW + 1).min(self.units.len());
-        for j in (i.saturating_sub(WINDOW)..end).filter(|&j| j != i) {
-            for (s, x) in sum.iter_mut().zip(&self.units[j]) {
-                *s += x;
-            }
-        }
-        at_unit_length(sum)
-    }
-
-    /// `each(i, features, rest)` for every unit `i` that has features, with `rest` the sum of the
-    /// other units at unit length (what the `rest` feature and two vector blocks read).
-    fn each<T>(&self, mut each: impl FnMut(usize, Features, &[f64]) -> T) -> Vec<Option<T>> {
+    /// `each(i, features, rest, window)` for every unit `i` that has features, with `rest` the
+    /// sum of the other units and `window` the sum of the units within [`WINDOW`] places of `i`
+    /// (without `i`), both at unit length: what the `rest` feature and the vector blocks read.
+    fn each<T>(
+        &self,
+        mut each: impl FnMut(usize, Features, &[f64], &[f64]) -> T,
+    ) -> Vec<Option<T>> {
         let units = &self.units;
-        let window = window_core(units.len(), |a, b| dot(&units[a], &units[b]));
-        window
-            .into_iter()
-            .enumerate()
-            .map(|(i, w)| {
-                let w = w?;
-                let rest = self.rest(i);
-                let mut f = [0.0; FEATURES.len()];
-                f[..WINDOW_FEATURES].copy_from_slice(&w);
-                f[WINDOW_FEATURES] = dot(&units[i], &rest);
-                Some(each(i, f, &rest))
-            })
-            .collect()
+        let n = units.len();
+        let window = window_core(n, |a, b| dot(&units[a], &units[b]));
+        // The sum of units i − WINDOW ..= i + WINDOW, slid along as i grows.
+        let mut around = vec![0.0; self.total.len()];
+        for u in units.iter().take(WINDOW + 1) {
+            add(&mut around, u, 1.0);
+        }
+        let mut out = Vec::with_capacity(n);
+        for (i, w) in window.into_iter().enumerate() {
+            if i > 0 {
+                if let Some(entering) = units.get(i + WINDOW) {
+                    add(&mut around, entering, 1.0);
+                }
+                if let Some(leaving) = i.checked_sub(WINDOW + 1).map(|j| &units[j]) {
+                    add(&mut around, leaving, -1.0);
+                }
+            }
+            let Some(w) = w else {
+                out.push(None);
+                continue;
+            };
+            let rest = self.rest(i);
+            let mut near = around.clone();
+            add(&mut near, &units[i], -1.0);
+            let near = at_unit_length(near);
+            let mut f = [0.0; FEATURES.len()];
+            f[..WINDOW_FEATURES].copy_from_slice(&w);
+            f[WINDOW_FEATURES] = dot(&units[i], &rest);
+            out.push(Some(each(i, f, &rest, &near)));
+        }
+        out
     }
 
     fn features(&self) -> Vec<Option<Features>> {
-        self.each(|_, f, _| f)
+        self.each(|_, f, _, _| f)
     }
 }
 
@@ -396,8 +411,8 @@ pub fn logits_with(model: Model, vectors: &[Vec<f32>], level: Level) -> Option<V
     let model = model.level(level)?;
     let prepared = Prepared::new(vectors);
     prepared
-        .each(|i, f, rest| {
-            let v = model.vector_logit(&prepared.units[i], rest, &prepared.window(i))?;
+        .each(|i, f, rest, window| {
+            let v = model.vector_logit(&prepared.units[i], rest, window)?;
             Some(model.logit(&f) + v)
         })
         .into_iter()
@@ -415,13 +430,35 @@ fn unit_length(v: &[f32]) -> Vec<f64> {
     }
 }
 
+/// `sum += sign * v`.
+fn add(sum: &mut [f64], v: &[f64], sign: f64) {
+    for (s, x) in sum.iter_mut().zip(v) {
+        *s += sign * x;
+    }
+}
+
 fn at_unit_length(v: Vec<f64>) -> Vec<f64> {
     let norm = dot(&v, &v).sqrt().max(1e-12);
     v.into_iter().map(|x| x / norm).collect()
 }
 
+/// The dot product, summed in four lanes (which the compiler vectorises; one running sum cannot
+/// be reordered).
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut lanes = [0.0; 4];
+    for (x, y) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        for k in 0..4 {
+            lanes[k] += x[k] * y[k];
+        }
+    }
+    let tail: f64 = a[n - n % 4..]
+        .iter()
+        .zip(&b[n - n % 4..])
+        .map(|(x, y)| x * y)
+        .sum();
+    lanes.iter().sum::<f64>() + tail
 }
 
 fn median(values: &[f64]) -> f64 {
