@@ -302,72 +302,79 @@ fn window_core(n: usize, score: impl Fn(usize, usize) -> f64) -> Vec<Option<Wind
     out
 }
 
-/// A document's unit vectors at unit length (f64), and their sum.
+/// A document's unit vectors at unit length (f64, one buffer of `n × dim`), and their sum.
 struct Prepared {
-    units: Vec<Vec<f64>>,
+    n: usize,
+    dim: usize,
+    units: Vec<f64>,
     total: Vec<f64>,
 }
 
 impl Prepared {
     fn new(vectors: &[Vec<f32>]) -> Self {
-        let units: Vec<Vec<f64>> = vectors.iter().map(|v| unit_length(v)).collect();
-        let dim = units.first().map_or(0, Vec::len);
+        let n = vectors.len();
+        let dim = vectors.first().map_or(0, Vec::len);
+        let mut units = vec![0.0; n * dim];
         let mut total = vec![0.0; dim];
-        for u in &units {
-            for (t, x) in total.iter_mut().zip(u) {
-                *t += x;
+        for (row, v) in units.chunks_exact_mut(dim.max(1)).zip(vectors) {
+            for (x, &y) in row.iter_mut().zip(v) {
+                *x = f64::from(y);
             }
+            let norm = dot(row, row).sqrt();
+            if norm > 0.0 {
+                row.iter_mut().for_each(|x| *x /= norm);
+            }
+            add(&mut total, row, 1.0);
         }
-        Prepared { units, total }
+        Prepared {
+            n,
+            dim,
+            units,
+            total,
+        }
     }
 
-    /// The sum of every unit but `i`, at unit length.
-    fn rest(&self, i: usize) -> Vec<f64> {
-        let rest: Vec<f64> = self
-            .total
-            .iter()
-            .zip(&self.units[i])
-            .map(|(t, x)| t - x)
-            .collect();
-        at_unit_length(rest)
+    /// Unit `i`'s vector.
+    fn unit(&self, i: usize) -> &[f64] {
+        &self.units[i * self.dim..(i + 1) * self.dim]
     }
 
     /// `each(i, features, rest, window)` for every unit `i` that has features, with `rest` the
     /// sum of the other units and `window` the sum of the units within [`WINDOW`] places of `i`
     /// (without `i`), both at unit length: what the `rest` feature and the vector blocks read.
+    /// Two buffers serve every unit, so a long document costs no allocation per unit.
     fn each<T>(
         &self,
         mut each: impl FnMut(usize, Features, &[f64], &[f64]) -> T,
     ) -> Vec<Option<T>> {
-        let units = &self.units;
-        let n = units.len();
-        let window = window_core(n, |a, b| dot(&units[a], &units[b]));
+        let n = self.n;
+        let window = window_core(n, |a, b| dot(self.unit(a), self.unit(b)));
         // The sum of units i − WINDOW ..= i + WINDOW, slid along as i grows.
-        let mut around = vec![0.0; self.total.len()];
-        for u in units.iter().take(WINDOW + 1) {
-            add(&mut around, u, 1.0);
+        let mut around = vec![0.0; self.dim];
+        for j in 0..n.min(WINDOW + 1) {
+            add(&mut around, self.unit(j), 1.0);
         }
+        let (mut rest, mut near) = (vec![0.0; self.dim], vec![0.0; self.dim]);
         let mut out = Vec::with_capacity(n);
         for (i, w) in window.into_iter().enumerate() {
             if i > 0 {
-                if let Some(entering) = units.get(i + WINDOW) {
-                    add(&mut around, entering, 1.0);
+                if i + WINDOW < n {
+                    add(&mut around, self.unit(i + WINDOW), 1.0);
                 }
-                if let Some(leaving) = i.checked_sub(WINDOW + 1).map(|j| &units[j]) {
-                    add(&mut around, leaving, -1.0);
+                if let Some(j) = i.checked_sub(WINDOW + 1) {
+                    add(&mut around, self.unit(j), -1.0);
                 }
             }
             let Some(w) = w else {
                 out.push(None);
                 continue;
             };
-            let rest = self.rest(i);
-            let mut near = around.clone();
-            add(&mut near, &units[i], -1.0);
-            let near = at_unit_length(near);
+            let u = self.unit(i);
+            difference_at_unit_length(&mut rest, &self.total, u);
+            difference_at_unit_length(&mut near, &around, u);
             let mut f = [0.0; FEATURES.len()];
             f[..WINDOW_FEATURES].copy_from_slice(&w);
-            f[WINDOW_FEATURES] = dot(&units[i], &rest);
+            f[WINDOW_FEATURES] = dot(u, &rest);
             out.push(Some(each(i, f, &rest, &near)));
         }
         out
@@ -412,7 +419,7 @@ pub fn logits_with(model: Model, vectors: &[Vec<f32>], level: Level) -> Option<V
     let prepared = Prepared::new(vectors);
     prepared
         .each(|i, f, rest, window| {
-            let v = model.vector_logit(&prepared.units[i], rest, window)?;
+            let v = model.vector_logit(prepared.unit(i), rest, window)?;
             Some(model.logit(&f) + v)
         })
         .into_iter()
@@ -420,14 +427,13 @@ pub fn logits_with(model: Model, vectors: &[Vec<f32>], level: Level) -> Option<V
         .collect()
 }
 
-fn unit_length(v: &[f32]) -> Vec<f64> {
-    let v: Vec<f64> = v.iter().map(|&x| f64::from(x)).collect();
-    let norm = dot(&v, &v).sqrt();
-    if norm > 0.0 {
-        v.iter().map(|x| x / norm).collect()
-    } else {
-        v
+/// `out = (a − b)` at unit length (left as it is when it is zero).
+fn difference_at_unit_length(out: &mut [f64], a: &[f64], b: &[f64]) {
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = x - y;
     }
+    let norm = dot(out, out).sqrt().max(1e-12);
+    out.iter_mut().for_each(|x| *x /= norm);
 }
 
 /// `sum += sign * v`.
@@ -435,11 +441,6 @@ fn add(sum: &mut [f64], v: &[f64], sign: f64) {
     for (s, x) in sum.iter_mut().zip(v) {
         *s += sign * x;
     }
-}
-
-fn at_unit_length(v: Vec<f64>) -> Vec<f64> {
-    let norm = dot(&v, &v).sqrt().max(1e-12);
-    v.into_iter().map(|x| x / norm).collect()
 }
 
 /// The dot product, summed in four lanes (which the compiler vectorises; one running sum cannot
