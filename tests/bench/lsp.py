@@ -170,20 +170,33 @@ def session(binary, path, text, edits):
 
 
 def with_models(binary, path, text):
-    """Peak memory of a server with the models (tier auto) once the model stage has published
-    (every stage publishes, as in `model_stage`, so the second publish is the model stage's)."""
+    """Peak memory of a server with the models (tier auto) once the model stage has published.
+    Every stage publishes (as in `model_stage`), and when the models finish loading after the
+    first tier-0 analysis, tier 0 publishes twice before the model stage does: the model stage's
+    publish is the first whose diagnostics say tier 1, or, where it has none, the last before the
+    server falls quiet for `QUIET` seconds."""
     s = Server(binary, {"debounce": 0}, env={"SEGUE_TIER0_PREVIEW_MS": "0"})
     s.initialize()
     uri = open_doc(s, path, text)
     s.diagnostics(uri, 1)
-    try:
-        s.diagnostics(uri, 1, timeout=300)  # the model stage publishes again
+    staged = False
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        try:
+            msg = s.diagnostics(uri, 1, timeout=QUIET if staged else deadline - time.monotonic())
+        except (TimeoutError, queue.Empty):
+            break
         staged = True
-    except (TimeoutError, queue.Empty):
-        staged = False
+        if any((d.get("data") or {}).get("tier") == 1 for d in msg["params"]["diagnostics"]):
+            break
     mem = s.memory()
     s.close()
     return mem, staged
+
+
+# Seconds without a publish after which a server with the models is taken to have published its
+# model stage (`with_models`).
+QUIET = 5.0
 
 
 def model_stage(binary, path, text, edits, debounce=0, pull=False):
