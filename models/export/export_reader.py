@@ -58,36 +58,46 @@ def build(model_dir: Path, adapter_path: Path):
     _, bias = mask_bias(g)
     x = encoder(g, x, w, cfg, bias, BERT_LAYER, "masked", lora=lora)
 
-    h = g.op("MatMul", ["pooling", x], "sentences")  # [batch, sentences, hidden]
-    position = linear(g, h, heads["pos.weight"], heads["pos.bias"], "pos")
-    g.nodes.append(helper.make_node("Squeeze", [position, g.const("axis2", np.array([2], np.int64))], ["position"], name="position"))
-
-    def bilinear(name):
-        half = heads[name + ".weight"].shape[0] // 2
-        ab = linear(g, h, heads[name + ".weight"], heads[name + ".bias"], name)
-        a = g.op("Slice", [ab, g.const("lo", np.array([0], np.int64)), g.const("mid", np.array([half], np.int64)), g.const("ax", np.array([2], np.int64))], name + ".a")
-        b = g.op("Slice", [ab, g.const("mid", np.array([half], np.int64)), g.const("hi", np.array([2 * half], np.int64)), g.const("ax", np.array([2], np.int64))], name + ".b")
-        return g.op("MatMul", [a, g.op("Transpose", [b], name + ".bt", perm=[0, 2, 1])], name + ".ab")
-
-    ab = bilinear("prec")
-    g.nodes.append(helper.make_node("Sub", [ab, g.op("Transpose", [ab], "prec.abt", perm=[0, 2, 1])], ["precedence"], name="precedence"))
-    g.nodes.append(helper.make_node("Identity", [bilinear("succ")], ["successor"], name="successor"))
-
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"]) for n in ["input_ids", "attention_mask", "token_type_ids"]]
-    inputs.append(helper.make_tensor_value_info("pooling", TensorProto.FLOAT, ["batch", "sentences", "sequence"]))
-    outs = [
-        helper.make_tensor_value_info("position", TensorProto.FLOAT, ["batch", "sentences"]),
-        helper.make_tensor_value_info("precedence", TensorProto.FLOAT, ["batch", "sentences", "sentences"]),
-        helper.make_tensor_value_info("successor", TensorProto.FLOAT, ["batch", "sentences", "sentences"]),
-    ]
-    graph = helper.make_graph(g.nodes, "segue-paragraph-reader", inputs, outs, g.inits)
+    if "flow.weight" in heads:
+        # The flow judge: one logit per row from the [CLS] state.
+        cls = g.op("Gather", [x, g.const("index0", np.array([0], np.int64))], "cls", axis=1)  # [batch, 1, hidden]
+        flow = linear(g, cls, heads["flow.weight"], heads["flow.bias"], "flow")  # [batch, 1, 1]
+        g.nodes.append(helper.make_node("Squeeze", [flow, g.const("axes12", np.array([1, 2], np.int64))], ["flow"], name="flow"))
+        outs = [helper.make_tensor_value_info("flow", TensorProto.FLOAT, ["batch"])]
+        name = "segue-flow-judge"
+        doc = ("Segue flow judge: all-MiniLM-L6-v2 fine-tuned to read a container's units in the order given "
+               f"([CLS] u1 [SEP] u2 [SEP] ...), rank-{meta.get('rank', '?')} adapter; output: one logit per row, "
+               "high when the order reads as an author's; exported by segue models/export/export_reader.py")
+    else:
+        h = g.op("MatMul", ["pooling", x], "sentences")  # [batch, sentences, hidden]
+        position = linear(g, h, heads["pos.weight"], heads["pos.bias"], "pos")
+        g.nodes.append(helper.make_node("Squeeze", [position, g.const("axis2", np.array([2], np.int64))], ["position"], name="position"))
+
+        def bilinear(name):
+            half = heads[name + ".weight"].shape[0] // 2
+            ab = linear(g, h, heads[name + ".weight"], heads[name + ".bias"], name)
+            a = g.op("Slice", [ab, g.const("lo", np.array([0], np.int64)), g.const("mid", np.array([half], np.int64)), g.const("ax", np.array([2], np.int64))], name + ".a")
+            b = g.op("Slice", [ab, g.const("mid", np.array([half], np.int64)), g.const("hi", np.array([2 * half], np.int64)), g.const("ax", np.array([2], np.int64))], name + ".b")
+            return g.op("MatMul", [a, g.op("Transpose", [b], name + ".bt", perm=[0, 2, 1])], name + ".ab")
+
+        ab = bilinear("prec")
+        g.nodes.append(helper.make_node("Sub", [ab, g.op("Transpose", [ab], "prec.abt", perm=[0, 2, 1])], ["precedence"], name="precedence"))
+        g.nodes.append(helper.make_node("Identity", [bilinear("succ")], ["successor"], name="successor"))
+        inputs.append(helper.make_tensor_value_info("pooling", TensorProto.FLOAT, ["batch", "sentences", "sequence"]))
+        outs = [
+            helper.make_tensor_value_info("position", TensorProto.FLOAT, ["batch", "sentences"]),
+            helper.make_tensor_value_info("precedence", TensorProto.FLOAT, ["batch", "sentences", "sentences"]),
+            helper.make_tensor_value_info("successor", TensorProto.FLOAT, ["batch", "sentences", "sentences"]),
+        ]
+        name = "segue-paragraph-reader"
+        doc = ("Segue paragraph reader: all-MiniLM-L6-v2 fine-tuned to read a paragraph's sentences at once "
+               f"([CLS] s1 [SEP] s2 [SEP] ...), rank-{meta.get('rank', '?')} adapter; outputs position, precedence, "
+               "successor logits per sentence (pair); exported by segue models/export/export_reader.py")
+    graph = helper.make_graph(g.nodes, name, inputs, outs, g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="segue-export", producer_version="1")
     model.ir_version = 8
-    model.doc_string = (
-        "Segue paragraph reader: all-MiniLM-L6-v2 fine-tuned to read a paragraph's sentences at once "
-        f"([CLS] s1 [SEP] s2 [SEP] ...), rank-{meta.get('rank', '?')} adapter; outputs position, precedence, "
-        "successor logits per sentence (pair); exported by segue models/export/export_reader.py"
-    )
+    model.doc_string = doc
     onnx.checker.check_model(model, full_check=True)
     return model
 
@@ -134,6 +144,17 @@ def check(onnx_path: Path, fixture_path: Path):
     tok.no_padding()
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
     worst = 0.0
+    if "flow" in fixture:
+        # The flow judge: one logit per set read in the given order (no pooling input).
+        for p, want in zip(fixture["sets"], fixture["flow"]):
+            inputs = feed(tok, p, fixture["per_sentence_tokens"])
+            del inputs["pooling"]
+            (got,) = sess.run(["flow"], inputs)
+            worst = max(worst, abs(float(got[0]) - want))
+        if worst > 1e-3:
+            raise SystemExit(f"{onnx_path}: outputs differ from the fixture by up to {worst:.2e}")
+        print(f"{onnx_path}: matches {fixture_path.name} ({len(fixture['sets'])} sets, largest difference {worst:.1e})")
+        return
     for p in fixture["paragraphs"]:
         pos, prec, succ = sess.run(["position", "precedence", "successor"], feed(tok, p["sentences"], fixture["per_sentence_tokens"]))
         for got, want in ((pos[0], p["pos"]), (prec[0], p["precedence"]), (succ[0], p["successor"])):

@@ -2,10 +2,12 @@
 logistic regression over the evidence a judge's table gives against a container's current order
 (gain, rank and z-score among all orders, opening cues), that says whether the order is a shuffled
 copy rather than the author's. Its threshold is the smallest probability that keeps proposals on
-the author's (untouched) containers at or under 5 % on dev. A model is shipped only for levels
+the author's (untouched) containers at or under MODEL_TARGET (2 %) on dev. For judges whose rows
+carry the flow judge's reading (tier1), a second model also reads it (FLOW_FEATURES); the one
+with more useful dev proposals is the candidate. A model is shipped only for levels
 with enough dev containers to set a threshold (MIN_DEV_CONTAINERS) and only where, on dev, it
 makes clearly more *useful* proposals (on shuffled copies, bringing the units closer to the
-author's order) than the judge's plain margin at the same untouched rate.
+author's order) than the judge's plain margin set for the same untouched rate (MODEL_TARGET).
 
 Whatever rule decides, a judge is *withheld* at a level (it proposes nothing unless a user names
 it) when dev has too few containers of the level (MIN_DEV_CONTAINERS) to show that it rarely
@@ -48,8 +50,19 @@ FEATURES = [
     "misplaced_marker",
     "article_order",
 ]
+# The flow judge's reading (server/src/order/flow.rs), for judges whose rows have it: the current
+# order's logit and how much better the flow judge's best candidate reads. A model that reads them
+# decides on the flow judge's proposals.
+FLOW_FEATURES = ["flow_before", "flow_gain"]
 LEVELS = ["sentence", "paragraph"]
 UNTOUCHED_TARGET = 0.05
+# The dev target an overrule model's threshold is set for: well under the 5 % floor. Every
+# proposal on a published paragraph is a false alarm a writer reads, and dev's sampling error (818
+# sentence containers) moves the rate on unseen documents: the tier1 model with the flow judge,
+# set for 5 % on dev, proposed for 6.3 % of the test part's untouched paragraphs; set for 2 %,
+# 2.6 %, the rate the model it replaced had there (2.2 %). The margins keep UNTOUCHED_TARGET.
+# tier0's shipped models were set for 5 % before this target existed.
+MODEL_TARGET = 0.02
 MIN_GAIN = 0.02
 # Fewest dev containers of a level for its threshold (5 % of them may get a proposal) to be set.
 MIN_DEV_CONTAINERS = 300
@@ -66,18 +79,34 @@ def features(e):
     return [np.log(e["units"])] + [float(e[f]) for f in FEATURES[1:]]
 
 
-def load(path, level):
-    """Examples of `level`: (features, label, gain, units, exact, closer) per verdict."""
+def load(path, level, flow=False):
+    """Examples of `level`: (features, label, gain, units, exact, closer) per verdict. With `flow`,
+    the flow judge's reading is appended to the features, and the gain, exactness and closeness
+    are those of the flow judge's proposal; `None` when the rows have no flow reading."""
     out = []
     for line in open(path):
         c = json.loads(line)
         if c["level"] != level:
             continue
+        if flow and not c.get("untouched_flow"):
+            return None
         e = c["untouched_evidence"]
         if e:
-            out.append((features(e), 0, c["untouched_gain"], c["units"], False, False))
+            if flow:
+                f = c["untouched_flow"]
+                gain = f["after"] - f["before"]
+                out.append((features(e) + [f["before"], gain], 0, gain, c["units"], False, False))
+            else:
+                out.append((features(e), 0, c["untouched_gain"], c["units"], False, False))
         for s in c["shuffled"]:
-            if s["evidence"]:
+            if not s["evidence"]:
+                continue
+            if flow:
+                f = s["flow"]
+                gain = f["after"] - f["before"]
+                closer = f["tau_proposed"] > s["tau_shuffled"]
+                out.append((features(s["evidence"]) + [f["before"], gain], 1, gain, c["units"], f["exact"], closer))
+            else:
                 closer = s["tau_proposed"] > s["tau_shuffled"]
                 out.append((features(s["evidence"]), 1, s["gain"], c["units"], s["exact"], closer))
     return out
@@ -94,11 +123,11 @@ def predict(model, X):
     return 1 / (1 + np.exp(-(Z @ np.array(model["weights"]) + model["bias"])))
 
 
-def threshold(scores, rows):
-    """The smallest cut that keeps untouched proposals at or under the target."""
+def threshold(scores, rows, target=UNTOUCHED_TARGET):
+    """The smallest cut that keeps untouched proposals at or under `target`."""
     untouched = sorted(s for s, r in zip(scores, rows) if r[1] == 0 and r[2] >= MIN_GAIN)
     n = sum(1 for r in rows if r[1] == 0)
-    allowed = int(np.floor(UNTOUCHED_TARGET * n))
+    allowed = int(np.floor(target * n))
     if len(untouched) <= allowed:
         return 0.0
     return float(untouched[len(untouched) - allowed - 1] + 1e-9)
@@ -137,41 +166,55 @@ def main():
     shipped = json.loads(out_path.read_text())
     overrule = shipped.get("overrule", {})
     withheld = shipped.get("withheld", {})
+    useful = lambda r: r["shuffled"] * r["closer"] / 100.0  # noqa: E731
+    gains = lambda rows: [r[2] for r in rows]  # noqa: E731
     for judge in judges:
         for level in LEVELS:
-            train = load(rows_dir / f"{judge}-train.jsonl", level)
-            dev = load(rows_dir / f"{judge}-dev.jsonl", level)
-            test_path = rows_dir / f"{judge}-test.jsonl"
-            test = load(test_path, level) if test_path.exists() else []
-            X = np.array([r[0] for r in train])
-            y = np.array([r[1] for r in train], dtype=float)
-            model = fit(X, y)
-            dev_scores = predict(model, np.array([r[0] for r in dev]))
-            cut = threshold(dev_scores, dev)
-            gains = lambda rows: [r[2] for r in rows]  # noqa: E731
-            margin_cut = threshold(gains(dev), dev)
-            print(f"{judge} {level}: threshold {cut:.3f} (margin rule {margin_cut:.3f})")
-            by_model = rates(dev_scores, dev, cut)
-            by_margin = rates(gains(dev), dev, margin_cut)
-            show("dev, model", by_model)
+            paths = {p: rows_dir / f"{judge}-{p}.jsonl" for p in ("train", "dev", "test")}
+            dev_plain = load(paths["dev"], level)
+            margin_cut = threshold(gains(dev_plain), dev_plain)
+            by_margin = rates(gains(dev_plain), dev_plain, margin_cut)
+            # The margin at the models' target, for a comparison at the same untouched rate.
+            strict_cut = threshold(gains(dev_plain), dev_plain, MODEL_TARGET)
+            by_strict = rates(gains(dev_plain), dev_plain, strict_cut)
+            print(f"{judge} {level}: margin rule {margin_cut:.3f} (at the models' target {strict_cut:.3f})")
             show("dev, margin", by_margin)
-            if test:
-                test_scores = predict(model, np.array([r[0] for r in test]))
-                show("test, model", rates(test_scores, test, cut))
-                show("test, margin", rates(gains(test), test, margin_cut))
-            weights = dict(zip(FEATURES, np.round(model["weights"], 3)))
-            print(f"  weights {weights}")
-            useful = lambda r: r["shuffled"] * r["closer"] / 100.0  # noqa: E731
+            show("dev, margin, strict", by_strict)
+            if paths["test"].exists():
+                test_plain = load(paths["test"], level)
+                show("test, margin", rates(gains(test_plain), test_plain, margin_cut))
+                show("test, margin, strict", rates(gains(test_plain), test_plain, strict_cut))
+            # The table's evidence alone, and with the flow judge's reading where the rows have it.
+            best = None
+            for names, flow in ((FEATURES, False), (FEATURES + FLOW_FEATURES, True)):
+                train = load(paths["train"], level, flow)
+                dev = load(paths["dev"], level, flow)
+                if not train or not dev:
+                    continue
+                model = fit(np.array([r[0] for r in train]), np.array([r[1] for r in train], dtype=float))
+                dev_scores = predict(model, np.array([r[0] for r in dev]))
+                cut = threshold(dev_scores, dev, MODEL_TARGET)
+                by_model = rates(dev_scores, dev, cut)
+                label = "model + flow" if flow else "model"
+                print(f"  {label}: threshold {cut:.3f}")
+                show(f"dev, {label}", by_model)
+                if paths["test"].exists():
+                    test = load(paths["test"], level, flow)
+                    show(f"test, {label}", rates(predict(model, np.array([r[0] for r in test])), test, cut))
+                print(f"  weights {dict(zip(names, np.round(model['weights'], 3)))}")
+                if best is None or useful(by_model) > useful(best[2]):
+                    best = (names, model, by_model, cut)
+            names, model, by_model, cut = best
             print(
-                f"  useful proposals on dev: model {useful(by_model):.1f} %, "
-                f"margin {useful(by_margin):.1f} %"
+                f"  useful proposals on dev: model {useful(by_model):.1f} % ({len(names)} features), "
+                f"margin at the same target {useful(by_strict):.1f} %"
             )
             if (
                 by_model["containers"] >= MIN_DEV_CONTAINERS
-                and useful(by_model) >= (1 + MIN_IMPROVEMENT) * useful(by_margin)
+                and useful(by_model) >= (1 + MIN_IMPROVEMENT) * useful(by_strict)
             ):
                 overrule.setdefault(judge, {})[level] = {
-                    "features": FEATURES,
+                    "features": names,
                     **model,
                     "threshold": cut,
                 }

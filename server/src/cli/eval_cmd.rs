@@ -15,7 +15,7 @@ use crate::eval::prose::{
     ProseRow, VerdictRows,
 };
 use crate::eval::reorder_eval::{
-    reorder_cases, summarize as reorder_summary, ContainerCase, Rule as ReorderRule,
+    flow_view, reorder_cases, summarize as reorder_summary, ContainerCase, Rule as ReorderRule,
 };
 use crate::order::reorder::Margins;
 use crate::score::findings::Calibration;
@@ -661,6 +661,7 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
                 case_lines.push('\n');
             }
         }
+        let flow_cases = flow_view(&cases);
         for level in args.level.levels() {
             let shipped = Margins::shipped();
             let Some(row) = reorder_summary(s.name(), level, &cases, ReorderRule::Margin(None))
@@ -673,10 +674,15 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
                 .or_default()
                 .insert(level.name().to_string(), row.calibrated_margin);
             if let Some(model) = shipped.overrule(s.name(), level) {
+                // A model that reads the flow judge decides on the flow judge's proposals.
+                let seen = match &flow_cases {
+                    Some(f) if model.reads_flow() => f,
+                    _ => &cases,
+                };
                 rows.extend(reorder_summary(
                     s.name(),
                     level,
-                    &cases,
+                    seen,
                     ReorderRule::Model(model),
                 ));
             }
@@ -688,6 +694,15 @@ fn run_reorder(args: &EvalArgs) -> anyhow::Result<u8> {
                     ReorderRule::Margin(Some(margin)),
                 ));
             }
+            // The flow judge's own gain, at the margin that keeps untouched proposals at 5 %.
+            rows.extend(flow_cases.as_ref().and_then(|f| {
+                reorder_summary(
+                    &format!("{}+flow", s.name()),
+                    level,
+                    f,
+                    ReorderRule::Margin(None),
+                )
+            }));
             let margin = row.calibrated_margin;
             rows.push(row);
             if args.by_genre {
@@ -797,6 +812,7 @@ mod tests {
             untouched_gain: 0.0,
             untouched_evidence: None,
             shuffled: Vec::new(),
+            untouched_flow: None,
         }
     }
 

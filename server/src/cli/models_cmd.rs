@@ -5,7 +5,7 @@ use super::{EXIT_CLEAN, EXIT_ERROR};
 use crate::config::Device;
 use crate::model::bundle;
 use crate::model::files::{self, locate_models_dir, FileState};
-use crate::model::{runtime, Encoder, ModelOptions, ParagraphReader, MINILM};
+use crate::model::{runtime, Encoder, FlowJudge, ModelOptions, ParagraphReader, MINILM};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -351,6 +351,7 @@ pub fn doctor(args: DoctorArgs) -> anyhow::Result<u8> {
     let uses_reader = crate::score::ordering::OrderingModel::load(&options)
         .is_ok_and(|m| m.meta().reader.is_some());
     healthy &= reader_check(&options, uses_reader);
+    healthy &= flow_check(&options);
     if let Some(kib) = peak_rss_kib() {
         println!("memory:          peak RSS {:.0} MiB", kib as f64 / 1024.0);
     }
@@ -382,6 +383,39 @@ fn reader_check(options: &ModelOptions, uses_reader: bool) -> bool {
         Ok(r) => smoke_check("paragraph reader:", &r, start),
         Err(e) => {
             println!("paragraph reader: NOT LOADED: {e} (the ordering scorer orders without it)");
+            false
+        }
+    }
+}
+
+/// Loads the flow judge and reads [`READER_SMOKE`] in its order and reversed.
+fn flow_check(options: &ModelOptions) -> bool {
+    let start = Instant::now();
+    let judge = match FlowJudge::load(options) {
+        Ok(j) => j,
+        Err(e) => {
+            println!("flow judge:      NOT LOADED: {e} (reorder proposals are decided without it)");
+            return false;
+        }
+    };
+    let loaded = start.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let n = READER_SMOKE.len();
+    let orders = [(0..n).collect::<Vec<_>>(), (0..n).rev().collect()];
+    match judge.scores(&READER_SMOKE, &orders) {
+        Ok(z) => {
+            println!(
+                "flow judge:      loaded in {loaded:.0} ms on {}; 2 orders in {:.1} ms; the written order reads {} than its reversal ({:.2} against {:.2})",
+                judge.provider(),
+                t.elapsed().as_secs_f64() * 1e3,
+                if z[0] > z[1] { "better" } else { "no better" },
+                z[0],
+                z[1]
+            );
+            true
+        }
+        Err(e) => {
+            println!("flow judge:      FAILED: {e}");
             false
         }
     }

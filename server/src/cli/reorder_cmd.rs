@@ -435,6 +435,7 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
                     threshold: None,
                     exact: true,
                     dangling: false,
+                    flow: None,
                 })
             })
             .collect()

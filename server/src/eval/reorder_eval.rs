@@ -11,6 +11,7 @@
 //! proposals on untouched containers at or under [`UNTOUCHED_TARGET`].
 
 use super::prose::ProseDoc;
+use crate::order::flow::choose;
 use crate::order::metrics::kendall_tau;
 use crate::order::overrule::{Evidence, OverruleModel};
 use crate::order::reorder::{dangles, decide, reorderable, unit_texts, Container, MIN_GAIN};
@@ -41,6 +42,28 @@ pub struct ContainerCase {
     pub untouched_evidence: Option<Evidence>,
     /// The verdicts on shuffled copies.
     pub shuffled: Vec<ShuffledCase>,
+    /// The flow judge's verdict on the author's order, for judges with one.
+    pub untouched_flow: Option<FlowCase>,
+}
+
+/// The flow judge's verdict on one order of a container ([`crate::order::flow`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FlowCase {
+    /// Flow logit of the order as given.
+    pub before: f64,
+    /// Flow logit of the candidate that reads best.
+    pub after: f64,
+    /// Kendall τ of that candidate against the author's order.
+    pub tau_proposed: f64,
+    /// Whether that candidate is the author's order.
+    pub exact: bool,
+}
+
+impl FlowCase {
+    /// How much better the candidate reads than the order as given.
+    pub fn gain(&self) -> f64 {
+        self.after - self.before
+    }
 }
 
 /// The verdict on one shuffled copy.
@@ -56,6 +79,8 @@ pub struct ShuffledCase {
     pub tau_proposed: f64,
     /// Whether the proposal is the author's order.
     pub exact: bool,
+    /// The flow judge's verdict, for judges with one.
+    pub flow: Option<FlowCase>,
 }
 
 /// The containers of `doc` the test uses, as unit texts per level: those Segue reorders
@@ -98,6 +123,23 @@ pub fn reorder_cases(
     let parsed = parse(&doc.source, doc.format);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ fxhash(&doc.id));
     let mut out = Vec::new();
+    let flow_judge = scorer.flow_judge();
+    // The flow judge's verdict on `units` (given in the order `given` of the author's units).
+    let read = |units: &[Unit<'_>],
+                table: &dyn crate::score::Pairwise,
+                decision: &[usize],
+                given: &[usize]| {
+        let judge = flow_judge.as_ref()?;
+        let c = choose(judge, units, table, decision).ok()?;
+        let proposed: Vec<usize> = c.order.iter().map(|&k| given[k]).collect();
+        let identity: Vec<usize> = (0..given.len()).collect();
+        Some(FlowCase {
+            before: c.before,
+            after: c.after,
+            tau_proposed: kendall_tau(&proposed, &identity),
+            exact: proposed == identity,
+        })
+    };
     for (container, units) in reorderable_containers(&parsed) {
         let (n, level) = (units.len(), container.level());
         let table = scorer.prepare(&units, level);
@@ -112,6 +154,7 @@ pub fn reorder_cases(
         let untouched_evidence =
             Evidence::of(table.as_ref(), &units, untouched.before, untouched.after);
         let identity: Vec<usize> = (0..n).collect();
+        let untouched_flow = read(&units, table.as_ref(), &untouched.order, &identity);
         let mut shuffled = Vec::new();
         for _ in 0..copies {
             let mut perm = identity.clone();
@@ -127,7 +170,9 @@ pub fn reorder_cases(
             } else {
                 d.order.iter().map(|&k| perm[k]).collect()
             };
+            let flow = read(&permuted, table.as_ref(), &d.order, &perm);
             shuffled.push(ShuffledCase {
+                flow,
                 gain: if refused { 0.0 } else { d.after - d.before },
                 evidence: Evidence::of(table.as_ref(), &permuted, d.before, d.after),
                 tau_shuffled: kendall_tau(&perm, &identity),
@@ -143,6 +188,7 @@ pub fn reorder_cases(
             untouched_gain,
             untouched_evidence,
             shuffled,
+            untouched_flow,
         });
     }
     out
@@ -152,6 +198,48 @@ fn fxhash(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     })
+}
+
+/// The cases as a judge with a flow judge decides them ([`crate::order::flow`]): each verdict's
+/// gain, proposal and τ are the flow judge's, and its evidence carries the flow reading, so that
+/// [`summarize`] measures a flow margin or an overrule model that reads the flow judge, as
+/// `segue reorder` decides. `None` when the judge has no flow judge.
+pub fn flow_view(cases: &[ContainerCase]) -> Option<Vec<ContainerCase>> {
+    if cases.is_empty() || cases.iter().any(|c| c.untouched_flow.is_none()) {
+        return None;
+    }
+    Some(
+        cases
+            .iter()
+            .map(|c| ContainerCase {
+                untouched_gain: c.untouched_flow.map_or(0.0, |f| f.gain()),
+                untouched_evidence: c
+                    .untouched_evidence
+                    .zip(c.untouched_flow)
+                    .map(|(e, f)| e.with_flow(f.before, f.gain())),
+                shuffled: c
+                    .shuffled
+                    .iter()
+                    .map(|s| match s.flow {
+                        Some(f) => ShuffledCase {
+                            gain: f.gain(),
+                            evidence: s.evidence.map(|e| e.with_flow(f.before, f.gain())),
+                            tau_shuffled: s.tau_shuffled,
+                            tau_proposed: f.tau_proposed,
+                            exact: f.exact,
+                            flow: s.flow,
+                        },
+                        None => ShuffledCase {
+                            gain: 0.0,
+                            evidence: None,
+                            ..s.clone()
+                        },
+                    })
+                    .collect(),
+                ..c.clone()
+            })
+            .collect(),
+    )
 }
 
 /// How a summary decides whether a judge proposes.
@@ -325,7 +413,9 @@ mod tests {
                     tau_shuffled: -0.3,
                     tau_proposed: 1.0,
                     exact: true,
+                    flow: None,
                 }],
+                untouched_flow: None,
             })
             .collect();
         let row = summarize("x", Level::Paragraph, &cases, Rule::Margin(None)).unwrap();
@@ -334,6 +424,50 @@ mod tests {
         assert_eq!(row.shuffled_rate, 1.0);
         assert_eq!(row.exact_rate, 1.0);
         assert!(summarize("x", Level::Sentence, &cases, Rule::Margin(None)).is_none());
+        // Without the flow judge's verdicts there is no flow view.
+        assert!(flow_view(&cases).is_none());
+    }
+
+    #[test]
+    fn the_flow_view_decides_with_the_flow_judges_gains_and_proposals() {
+        let flow = |gain: f64, exact: bool| FlowCase {
+            before: -1.0,
+            after: -1.0 + gain,
+            tau_proposed: if exact { 1.0 } else { 0.0 },
+            exact,
+        };
+        let cases: Vec<ContainerCase> = (0..40)
+            .map(|i| ContainerCase {
+                id: format!("d{i}"),
+                genre: "essay".into(),
+                level: Level::Sentence,
+                units: 4,
+                // The table would propose everywhere; the flow judge rarely on the author's order.
+                untouched_gain: 1.0,
+                untouched_evidence: None,
+                shuffled: vec![ShuffledCase {
+                    gain: 1.0,
+                    evidence: None,
+                    tau_shuffled: -0.3,
+                    tau_proposed: -1.0,
+                    exact: false,
+                    flow: Some(flow(3.0 + i as f64 / 10.0, i % 2 == 0)),
+                }],
+                untouched_flow: Some(flow(i as f64 / 10.0, false)),
+            })
+            .collect();
+        let view = flow_view(&cases).unwrap();
+        let row = summarize("x+flow", Level::Sentence, &view, Rule::Margin(None)).unwrap();
+        assert!(row.untouched_rate <= UNTOUCHED_TARGET, "{row:?}");
+        assert!(row.margin > 3.7 && row.margin <= 3.8, "{row:?}");
+        // Every shuffled copy reads at least 3.0 better with its candidate; those above the
+        // margin get a proposal, and the proposals are the flow judge's (half exact, all closer).
+        assert!(
+            row.shuffled_rate > 0.0 && row.shuffled_rate < 1.0,
+            "{row:?}"
+        );
+        assert!(row.exact_rate > 0.3 && row.exact_rate < 0.7, "{row:?}");
+        assert_eq!(row.closer_rate, 1.0);
     }
 
     #[test]

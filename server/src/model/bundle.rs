@@ -60,6 +60,7 @@ pub const FILES: &[BundledFile] = bundled![
     "ordering/sentence.onnx",
     "ordering/paragraph.onnx",
     "ordering/reader.safetensors",
+    "ordering/flow.safetensors",
     "bbscore/README.md",
     "bbscore/sigma.json",
     "bbscore/head.onnx",

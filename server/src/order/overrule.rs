@@ -39,6 +39,10 @@ pub const FEATURES: [&str; 10] = [
     "article_order",
 ];
 
+/// The names of the flow judge's two inputs that a model may read after [`FEATURES`]
+/// ([`Evidence::with_flow`]).
+pub const FLOW_FEATURES: [&str; 2] = ["flow_before", "flow_gain"];
+
 /// What a judge's table says about the current order of a container.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
@@ -66,6 +70,12 @@ pub struct Evidence {
     /// Nouns met with "the" before "a"/"an" minus those met with "a"/"an" first, per unit: an
     /// entity is usually introduced before it is referred back to.
     pub article_order: f64,
+    /// The flow judge's logit of the current order ([`crate::order::flow`]), where it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_before: Option<f64>,
+    /// How much better the flow judge's best candidate reads than the current order (logits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_gain: Option<f64>,
 }
 
 impl Evidence {
@@ -113,11 +123,32 @@ impl Evidence {
                 _ => false,
             }),
             article_order: article_order(units),
+            flow_before: None,
+            flow_gain: None,
         })
     }
 
-    /// The model's inputs, named by [`FEATURES`].
-    pub fn features(&self) -> [f64; 10] {
+    /// The same evidence with the flow judge's reading: the current order's logit and how much
+    /// better its best candidate reads.
+    pub fn with_flow(self, before: f64, gain: f64) -> Self {
+        Evidence {
+            flow_before: Some(before),
+            flow_gain: Some(gain),
+            ..self
+        }
+    }
+
+    /// The model's inputs, named by [`FEATURES`], then [`FLOW_FEATURES`] where the flow judge
+    /// was read.
+    pub fn features(&self) -> Vec<f64> {
+        let mut x = self.table_features().to_vec();
+        if let (Some(before), Some(gain)) = (self.flow_before, self.flow_gain) {
+            x.extend([before, gain]);
+        }
+        x
+    }
+
+    fn table_features(&self) -> [f64; 10] {
         [
             (self.units as f64).ln(),
             self.gain,
@@ -267,14 +298,28 @@ pub struct OverruleModel {
 }
 
 impl OverruleModel {
-    /// How confident the judge is that the current order is not the author's intent.
+    /// How confident the judge is that the current order is not the author's intent; 0 when the
+    /// model reads the flow judge and the evidence has no flow reading.
     pub fn confidence(&self, evidence: &Evidence) -> f64 {
-        self.logistic.predict(&evidence.features())
+        let x = evidence.features();
+        if !self.logistic.has_features(x.len()) {
+            return 0.0;
+        }
+        self.logistic.predict(&x)
     }
 
-    /// Whether the model fits [`FEATURES`].
+    /// Whether the model fits [`FEATURES`], or [`FEATURES`] and [`FLOW_FEATURES`].
     pub fn is_usable(&self) -> bool {
         self.logistic.has_features(FEATURES.len())
+            || self
+                .logistic
+                .has_features(FEATURES.len() + FLOW_FEATURES.len())
+    }
+
+    /// Whether the model reads the flow judge ([`FLOW_FEATURES`]).
+    pub fn reads_flow(&self) -> bool {
+        self.logistic
+            .has_features(FEATURES.len() + FLOW_FEATURES.len())
     }
 }
 

@@ -14,6 +14,7 @@
 //! Everything between units (blank lines, spaces) stays in place, see [`super::permute`].
 
 use super::decode::{best_order, Problem};
+use super::flow;
 use super::overrule::{Evidence, OverruleModel};
 use crate::score::{order_score, Level, Pairwise, Scorer, Unit};
 use crate::text::{Document, Span};
@@ -224,6 +225,19 @@ pub struct Proposal {
     /// ("It's…", "Such…", "However, …") from the unit its author put before it: its first words
     /// would point at something else, so such an order is never offered.
     pub dangling: bool,
+    /// The flow judge's reading, where the judge's overrule model reads it: the flow judge chose
+    /// the order among the table's best candidates ([`super::flow`]), and `before` and `after`
+    /// are its probabilities that the current and the proposed order read as an author's.
+    pub flow: Option<FlowCheck>,
+}
+
+/// The flow judge's logits for the current and the proposed order ([`super::flow`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlowCheck {
+    /// The flow logit of the current order.
+    pub before: f64,
+    /// The flow logit of the proposed order.
+    pub after: f64,
 }
 
 impl Proposal {
@@ -277,7 +291,13 @@ impl Proposal {
     /// and the judge's overrule model is confident enough that the author's order is an accident
     /// (for judges without a model: the gain reaches the judge's margin).
     pub fn worthwhile(&self) -> bool {
-        if !self.moves() || self.gain() < MIN_GAIN || self.dangling {
+        if !self.moves() || self.dangling {
+            return false;
+        }
+        let gain = self
+            .flow
+            .map_or_else(|| self.gain(), |f| f.after - f.before);
+        if gain < MIN_GAIN {
             return false;
         }
         match (self.confidence, self.threshold) {
@@ -574,24 +594,48 @@ pub fn propose(
     let level = container.level();
     let table = scorer.prepare(&units, level);
     let d = decide(table.as_ref());
-    let model = Margins::shipped().overrule(scorer.name(), level);
-    let confidence = model.and_then(|m| {
-        Evidence::of(table.as_ref(), &units, d.before, d.after).map(|e| m.confidence(&e))
-    });
-    let dangling = dangles(&units, &d.order);
-    Some(Proposal {
+    let mut model = Margins::shipped().overrule(scorer.name(), level);
+    let mut evidence = Evidence::of(table.as_ref(), &units, d.before, d.after);
+    let mut proposal = Proposal {
         container,
         spans,
-        dangling,
-        order: d.order,
+        dangling: dangles(&units, &d.order),
+        order: d.order.clone(),
         change: d.change,
         before: d.before,
         after: d.after,
         margin: margin(scorer.name(), level),
-        threshold: confidence.and(model.map(|m| m.threshold)),
-        confidence,
+        threshold: None,
+        confidence: None,
         exact: d.exact,
-    })
+        flow: None,
+    };
+    if model.is_some_and(OverruleModel::reads_flow) {
+        // The model reads the flow judge, which chooses the order among the table's best; where
+        // it cannot (models installed before it, a failed run) the judge's margin decides.
+        let choice = scorer
+            .flow_judge()
+            .and_then(|j| flow::choose(&j, &units, table.as_ref(), &d.order).ok());
+        match choice {
+            Some(c) => {
+                evidence = evidence.map(|e| e.with_flow(c.before, c.gain()));
+                let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
+                proposal.dangling = dangles(&units, &c.order);
+                proposal.change = single_move(&c.order).unwrap_or(Change::Reorder);
+                proposal.before = sigmoid(c.before);
+                proposal.after = sigmoid(c.after);
+                proposal.flow = Some(FlowCheck {
+                    before: c.before,
+                    after: c.after,
+                });
+                proposal.order = c.order;
+            }
+            None => model = None,
+        }
+    }
+    proposal.confidence = model.and_then(|m| evidence.as_ref().map(|e| m.confidence(e)));
+    proposal.threshold = proposal.confidence.and(model.map(|m| m.threshold));
+    Some(proposal)
 }
 
 #[cfg(test)]
@@ -682,7 +726,11 @@ mod tests {
         for (judge, levels) in &shipped.overrule {
             for (level, model) in levels {
                 assert!(model.is_usable(), "{judge} {level}");
-                assert_eq!(model.logistic.features, super::super::overrule::FEATURES);
+                let mut names = super::super::overrule::FEATURES.to_vec();
+                if model.reads_flow() {
+                    names.extend(super::super::overrule::FLOW_FEATURES);
+                }
+                assert_eq!(model.logistic.features, names, "{judge} {level}");
                 assert!((0.0..1.0).contains(&model.threshold), "{judge} {level}");
             }
         }

@@ -209,6 +209,12 @@ pub trait Scorer: Send + Sync {
         let _ = (units, level);
         None
     }
+    /// The flow judge that reads this scorer's reorder candidates in context
+    /// ([`crate::model::flow`]), for the model scorers that come with one; `None` (the default)
+    /// when reorder proposals are decided by the scorer's own table alone.
+    fn flow_judge(&self) -> Option<std::sync::Arc<crate::model::FlowJudge>> {
+        None
+    }
 }
 
 /// Where a scorer's intrusion scores at one level come from ([`Scorer::intrusion_source`]).

@@ -413,6 +413,10 @@ impl Scorer for OrderingTerms {
         self.scorer.runs_on()
     }
 
+    fn flow_judge(&self) -> Option<std::sync::Arc<crate::model::FlowJudge>> {
+        self.scorer.flow_judge()
+    }
+
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
         plan(&self.scorer.model, units, level, &whole(units.len()));
         match windows(units.len(), |w| self.mix(&units[w], level)) {
@@ -661,6 +665,10 @@ impl Scorer for OrderingScorer {
 
     fn tier(&self) -> u8 {
         1
+    }
+
+    fn flow_judge(&self) -> Option<std::sync::Arc<crate::model::FlowJudge>> {
+        self.model.flow().ok().cloned()
     }
 
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {

@@ -260,6 +260,10 @@ impl Scorer for Tier1 {
         self.parts[0].runs_on()
     }
 
+    fn flow_judge(&self) -> Option<std::sync::Arc<crate::model::FlowJudge>> {
+        self.parts.iter().find_map(|p| p.flow_judge())
+    }
+
     fn prepare<'a>(&'a self, units: &[Unit<'_>], level: Level) -> Box<dyn Pairwise + 'a> {
         Box::new(Tier1Pairs {
             tables: self.parts.iter().map(|p| p.prepare(units, level)).collect(),

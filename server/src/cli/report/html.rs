@@ -541,9 +541,14 @@ fn proposal(source: &str, doc: &Document, p: &Proposal, judge: &str) -> String {
     };
     let mut out = format!(
         "<li class=\"proposal\"><p class=\"head\">{place}: {summary}</p>\
-         <p>Gain <strong>{gain:+.3}</strong> (mean transition score {before:.2} → {after:.2}, \
+         <p>Gain <strong>{gain:+.3}</strong> ({measure} {before:.2} → {after:.2}, \
          judge <code>{judge}</code>{exact}{confidence})</p><ol class=\"order\">",
         summary = escape(&p.summary(source)),
+        measure = if p.flow.is_some() {
+            "how well it reads, by the flow judge,"
+        } else {
+            "mean transition score"
+        },
         gain = p.gain(),
         before = p.before,
         after = p.after,
@@ -788,6 +793,7 @@ mod tests {
             threshold: Some(0.5),
             exact: true,
             dangling: false,
+            flow: None,
         };
         let analysis = crate::score::analysis::analyze(
             &document,

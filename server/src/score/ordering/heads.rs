@@ -7,7 +7,9 @@ use super::meta::{LevelMeta, OrderWeights, OrderingMeta};
 use super::objective::{HeadOutputs, Objective, OrderScores, ReaderUse};
 use super::{OrderingError, DIR, META_FILE};
 use crate::model::files::locate_models_dir;
-use crate::model::{Graph, GraphInput, ModelOptions, ParagraphReader, Provider, Runtime};
+use crate::model::{
+    FlowJudge, Graph, GraphInput, ModelOptions, ParagraphReader, Provider, Runtime,
+};
 use crate::score::{Level, Unit};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,6 +34,7 @@ pub struct OrderingModel {
     models_dir: PathBuf,
     options: ModelOptions,
     reader: OnceLock<Result<Arc<ParagraphReader>, String>>,
+    flow: OnceLock<Result<Arc<FlowJudge>, String>>,
 }
 
 impl std::fmt::Debug for OrderingModel {
@@ -146,6 +149,7 @@ impl OrderingModel {
             models_dir: models_dir.to_path_buf(),
             options: options.clone(),
             reader: OnceLock::new(),
+            flow: OnceLock::new(),
             memo: ScoresMemo::default(),
             cells: AtomicU64::new(0),
         };
@@ -208,6 +212,24 @@ impl OrderingModel {
             .get_or_init(|| {
                 let path = self.models_dir.join(&meta.file);
                 ParagraphReader::load_from(&path, &self.models_dir, &self.options)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// The flow judge of the same models folder ([`crate::model::flow`]), loaded on the first
+    /// call; `Err` says why it cannot be used (a models folder installed before it existed, a
+    /// failed load): reorder proposals then fall back to the judge's own rule.
+    pub fn flow(&self) -> Result<&Arc<FlowJudge>, &str> {
+        self.flow
+            .get_or_init(|| {
+                let path = self
+                    .models_dir
+                    .join(crate::model::flow::DIR)
+                    .join(crate::model::flow::MODEL_FILE);
+                FlowJudge::load_from(&path, &self.models_dir, &self.options)
                     .map(Arc::new)
                     .map_err(|e| e.to_string())
             })
