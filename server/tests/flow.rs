@@ -65,7 +65,9 @@ fn the_export_matches_pytorch_in_one_batch_and_from_the_cache() {
         let mut reversed = identity.clone();
         reversed.reverse();
         // Read alone, then in a batch with a longer or shorter order (padding must not matter).
-        let alone = judge.scores(&refs, std::slice::from_ref(&identity)).expect("it runs")[0];
+        let alone = judge
+            .scores(&refs, std::slice::from_ref(&identity))
+            .expect("it runs")[0];
         assert!(
             (alone - want).abs() < 1e-3,
             "{refs:?}: {alone} against {want}"
