@@ -10,12 +10,11 @@
 //! `models/train/ordering/reader/flow.py`). The candidate orders of one container are read in one
 //! batch. Results are cached per order (bounded, keyed by the normalised texts in order).
 
-use super::batch::load_tokenizer;
 use super::cache::{normalise, EmbeddingCache};
-use super::files::{locate_models_dir, require_files, MINILM};
-use super::reader::reader_input;
-use super::runtime::{Provider, Runtime};
-use super::session::{f32_output, signature, ModelSession};
+use super::files::locate_models_dir;
+use super::reader::{load_set_model, reader_input};
+use super::runtime::Provider;
+use super::session::{f32_output, ModelSession};
 use super::{ModelError, ModelOptions};
 use ort::value::Tensor;
 use std::path::Path;
@@ -30,8 +29,6 @@ pub const DIR: &str = "onnx/flow";
 pub const MODEL_FILE: &str = "model.onnx";
 /// Most tokens of one unit (the training length).
 pub const PER_UNIT: usize = 40;
-/// Positions of the encoder.
-const MAX_POSITIONS: usize = 512;
 /// Orders' logits kept in the cache.
 const CACHE_CAPACITY: usize = 20_000;
 
@@ -65,37 +62,18 @@ impl FlowJudge {
         models_dir: &Path,
         options: &ModelOptions,
     ) -> Result<FlowJudge, ModelError> {
-        let tokenizer_path = MINILM.tokenizer_path(models_dir);
-        require_files("flow judge", &[path, &tokenizer_path])?;
-        let mut tokenizer = load_tokenizer(&tokenizer_path, MAX_POSITIONS)?;
-        tokenizer
-            .with_truncation(None)
-            .map_err(|e| ModelError::Tokenizer {
-                path: tokenizer_path.clone(),
-                message: e.to_string(),
-            })?;
-        let special = ["[CLS]", "[SEP]"].map(|t| tokenizer.token_to_id(t));
-        let [Some(cls), Some(sep)] = special else {
-            return Err(ModelError::Tokenizer {
-                path: tokenizer_path,
-                message: "no [CLS] or [SEP] token".into(),
-            });
-        };
-        let runtime = Runtime::get(options, Some(models_dir))?;
-        let choice = runtime.session(path, options, Some(models_dir))?;
-        let (inputs, outputs) = signature(&choice.session);
-        if inputs != ["attention_mask", "input_ids", "token_type_ids"] || outputs != ["flow"] {
-            return Err(ModelError::Model {
-                path: path.to_path_buf(),
-                message: format!(
-                    "not the flow judge (inputs {inputs:?}, outputs {outputs:?}; expected input_ids, attention_mask, token_type_ids and flow)"
-                ),
-            });
-        }
+        let parts = load_set_model(
+            "flow judge",
+            path,
+            models_dir,
+            options,
+            &["attention_mask", "input_ids", "token_type_ids"],
+            &["flow"],
+        )?;
         Ok(FlowJudge {
-            tokenizer,
-            special: [cls, sep],
-            session: ModelSession::new(choice, path),
+            tokenizer: parts.tokenizer,
+            special: parts.special,
+            session: parts.session,
             cache: EmbeddingCache::new(ID, CACHE_CAPACITY),
         })
     }

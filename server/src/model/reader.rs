@@ -83,6 +83,59 @@ pub fn reader_input(
     }
 }
 
+/// What a model that reads a whole set of units through MiniLM's tokenizer needs (the paragraph
+/// reader, the flow judge): the tokenizer without truncation, its `[CLS]` and `[SEP]` ids, and a
+/// session of the ONNX file whose inputs and outputs are checked.
+pub(crate) struct SetModelParts {
+    pub(crate) tokenizer: Tokenizer,
+    pub(crate) special: [u32; 2],
+    pub(crate) session: ModelSession,
+}
+
+/// Loads the ONNX file at `path` (the `what`, for messages) with the tokenizer of the models
+/// folder `models_dir`; the session must have exactly `inputs` and `outputs` (sorted by name).
+pub(crate) fn load_set_model(
+    what: &str,
+    path: &Path,
+    models_dir: &Path,
+    options: &ModelOptions,
+    inputs: &[&str],
+    outputs: &[&str],
+) -> Result<SetModelParts, ModelError> {
+    let tokenizer_path = MINILM.tokenizer_path(models_dir);
+    require_files(what, &[path, &tokenizer_path])?;
+    let mut tokenizer = load_tokenizer(&tokenizer_path, MAX_POSITIONS)?;
+    tokenizer
+        .with_truncation(None)
+        .map_err(|e| ModelError::Tokenizer {
+            path: tokenizer_path.clone(),
+            message: e.to_string(),
+        })?;
+    let special = SPECIAL.map(|t| tokenizer.token_to_id(t));
+    let [Some(cls), Some(sep)] = special else {
+        return Err(ModelError::Tokenizer {
+            path: tokenizer_path,
+            message: "no [CLS] or [SEP] token".into(),
+        });
+    };
+    let runtime = Runtime::get(options, Some(models_dir))?;
+    let choice = runtime.session(path, options, Some(models_dir))?;
+    let (found_inputs, found_outputs) = signature(&choice.session);
+    if found_inputs != inputs || found_outputs != outputs {
+        return Err(ModelError::Model {
+            path: path.to_path_buf(),
+            message: format!(
+                "not the {what} (inputs {found_inputs:?}, outputs {found_outputs:?}; expected {inputs:?} and {outputs:?})"
+            ),
+        });
+    }
+    Ok(SetModelParts {
+        tokenizer,
+        special: [cls, sep],
+        session: ModelSession::new(choice, path),
+    })
+}
+
 /// The paragraph reader's logits for every ordered pair of a set of `n` sentences, row-major
 /// `[n, n]` with a zero diagonal.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,39 +176,18 @@ impl ParagraphReader {
         models_dir: &Path,
         options: &ModelOptions,
     ) -> Result<ParagraphReader, ModelError> {
-        let tokenizer_path = MINILM.tokenizer_path(models_dir);
-        require_files("paragraph reader", &[path, &tokenizer_path])?;
-        let mut tokenizer = load_tokenizer(&tokenizer_path, MAX_POSITIONS)?;
-        tokenizer
-            .with_truncation(None)
-            .map_err(|e| ModelError::Tokenizer {
-                path: tokenizer_path.clone(),
-                message: e.to_string(),
-            })?;
-        let special = SPECIAL.map(|t| tokenizer.token_to_id(t));
-        let [Some(cls), Some(sep)] = special else {
-            return Err(ModelError::Tokenizer {
-                path: tokenizer_path,
-                message: "no [CLS] or [SEP] token".into(),
-            });
-        };
-        let runtime = Runtime::get(options, Some(models_dir))?;
-        let choice = runtime.session(path, options, Some(models_dir))?;
-        let (inputs, outputs) = signature(&choice.session);
-        if inputs != ["attention_mask", "input_ids", "pooling", "token_type_ids"]
-            || outputs != ["position", "precedence", "successor"]
-        {
-            return Err(ModelError::Model {
-                path: path.to_path_buf(),
-                message: format!(
-                    "not the paragraph reader (inputs {inputs:?}, outputs {outputs:?}; expected input_ids, attention_mask, token_type_ids, pooling and position, precedence, successor)"
-                ),
-            });
-        }
+        let parts = load_set_model(
+            "paragraph reader",
+            path,
+            models_dir,
+            options,
+            &["attention_mask", "input_ids", "pooling", "token_type_ids"],
+            &["position", "precedence", "successor"],
+        )?;
         Ok(ParagraphReader {
-            tokenizer,
-            special: [cls, sep],
-            session: ModelSession::new(choice, path),
+            tokenizer: parts.tokenizer,
+            special: parts.special,
+            session: parts.session,
             cache: EmbeddingCache::new(ID, CACHE_CAPACITY),
         })
     }

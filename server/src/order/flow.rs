@@ -8,15 +8,13 @@
 //! reads better than the author's order by the judge's calibrated flow margin
 //! ([`super::reorder::Margins::flow`]).
 
+use super::overrule::{every_order, EXACT_UNITS};
 use super::reorder::dangles;
 use crate::model::{FlowJudge, ModelError};
 use crate::score::{Pairwise, Unit};
 
 /// How many of the table's best orders are read, besides its decision and the author's order.
 pub const TOP_ORDERS: usize = 6;
-/// Most units for which the table's best orders are found among all orders; larger containers
-/// are read with the table's decision alone.
-pub const EXACT_UNITS: usize = 8;
 
 /// The flow judge's verdict on a container.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +53,8 @@ pub fn candidates(table: &dyn Pairwise, decision: &[usize]) -> Vec<Vec<usize>> {
 }
 
 /// The `k` best orders of the table's units by mean adjacent transition (ties: the first met),
-/// among all orders for at most [`EXACT_UNITS`] units; none beyond.
+/// among all orders for at most [`EXACT_UNITS`] units; none beyond (larger containers are read
+/// with the table's decision alone).
 pub fn top_orders(table: &dyn Pairwise, k: usize) -> Vec<Vec<usize>> {
     let n = table.len();
     if !(2..=EXACT_UNITS).contains(&n) || k == 0 {
@@ -65,7 +64,7 @@ pub fn top_orders(table: &dyn Pairwise, k: usize) -> Vec<Vec<usize>> {
         .map(|i| (0..n).map(|j| table.transition(i, j)).collect())
         .collect();
     let mut best: Vec<(f64, Vec<usize>)> = Vec::with_capacity(k + 1);
-    let mut consider = |order: &[usize]| {
+    let consider = |order: &[usize]| {
         let s: f64 = order.windows(2).map(|w| matrix[w[0]][w[1]]).sum();
         if best.len() < k || s > best[best.len() - 1].0 + 1e-12 {
             let at = best.partition_point(|(b, _)| *b >= s);
@@ -73,26 +72,7 @@ pub fn top_orders(table: &dyn Pairwise, k: usize) -> Vec<Vec<usize>> {
             best.truncate(k);
         }
     };
-    // Heap's algorithm: every permutation once.
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut c = vec![0usize; n];
-    consider(&order);
-    let mut i = 0;
-    while i < n {
-        if c[i] < i {
-            if i % 2 == 0 {
-                order.swap(0, i);
-            } else {
-                order.swap(c[i], i);
-            }
-            consider(&order);
-            c[i] += 1;
-            i = 0;
-        } else {
-            c[i] = 0;
-            i += 1;
-        }
-    }
+    every_order(n, consider);
     best.into_iter().map(|(_, o)| o).collect()
 }
 

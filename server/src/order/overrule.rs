@@ -220,6 +220,29 @@ fn article_order(units: &[Unit<'_>]) -> f64 {
     balance as f64 / units.len().max(1) as f64
 }
 
+/// Calls `f` once with every order of `n` units (Heap's algorithm; the identity first).
+pub fn every_order(n: usize, mut f: impl FnMut(&[usize])) {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut c = vec![0usize; n];
+    f(&order);
+    let mut i = 0;
+    while i < n {
+        if c[i] < i {
+            if i % 2 == 0 {
+                order.swap(0, i);
+            } else {
+                order.swap(c[i], i);
+            }
+            f(&order);
+            c[i] += 1;
+            i = 0;
+        } else {
+            c[i] = 0;
+            i += 1;
+        }
+    }
+}
+
 /// Where a score stands among the scores of every order of a set.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct OrderStats {
@@ -250,25 +273,7 @@ impl OrderStats {
             }
         };
         if n <= EXACT_UNITS {
-            // Heap's algorithm: every permutation once.
-            let mut c = vec![0usize; n];
-            tally(&order);
-            let mut i = 0;
-            while i < n {
-                if c[i] < i {
-                    if i % 2 == 0 {
-                        order.swap(0, i);
-                    } else {
-                        order.swap(c[i], i);
-                    }
-                    tally(&order);
-                    c[i] += 1;
-                    i = 0;
-                } else {
-                    c[i] = 0;
-                    i += 1;
-                }
-            }
+            every_order(n, &mut tally);
         } else {
             let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
             for _ in 0..SAMPLED_ORDERS {
