@@ -4,9 +4,9 @@
 //! and every table finds *some* order it likes better than the author's. The flow judge
 //! ([`crate::model::flow`]) reads a whole container in a given order and says how well it reads,
 //! so it can compare the author's order with the table's best candidates as a reader would. Where
-//! a judge comes with one, the proposal is the candidate that reads best, offered only when it
-//! reads better than the author's order by the judge's calibrated flow margin
-//! ([`super::reorder::Margins::flow`]).
+//! a judge's overrule model reads the flow judge ([`super::overrule::FLOW_FEATURES`]), the
+//! proposal is the candidate that reads best ([`choose`]), and the model decides from the table's
+//! evidence and the flow judge's two logits whether it is offered ([`super::reorder::propose`]).
 
 use super::overrule::{every_order, EXACT_UNITS};
 use super::reorder::dangles;
