@@ -7,13 +7,15 @@
 //!
 //! `models/install` exports it to `onnx/flow/model.onnx` from the encoder's wheel and the
 //! committed adapter `models/ordering/flow.safetensors` (`models/export/export_reader.py`,
-//! `models/train/ordering/reader/flow.py`). The candidate orders of one container are read in one
-//! batch. Results are cached per order (bounded, keyed by the normalised texts in order).
+//! `models/train/ordering/reader/flow.py`), and quantises it to `onnx/flow/model.int8.onnx`, which
+//! CPU sessions load as they do the encoder's ([`super::Precision`]: the same dev AUC in a quarter
+//! of the size and about two thirds of the time). The candidate orders of one container are read
+//! in one batch. Results are cached per order (bounded, keyed by the normalised texts in order).
 
 use super::cache::{normalise, EmbeddingCache};
-use super::files::locate_models_dir;
+use super::files::{locate_models_dir, weights_path};
 use super::reader::{load_set_model, reader_input};
-use super::runtime::Provider;
+use super::runtime::{Provider, Runtime};
 use super::session::{f32_output, ModelSession};
 use super::{ModelError, ModelOptions};
 use ort::value::Tensor;
@@ -49,11 +51,20 @@ impl std::fmt::Debug for FlowJudge {
 }
 
 impl FlowJudge {
-    /// Loads the export from the models folder `options` point at.
+    /// Loads the export from the models folder `options` point at: its int8 copy where
+    /// `options.precision` allows it, the session runs on the CPU and the copy is installed.
     pub fn load(options: &ModelOptions) -> Result<FlowJudge, ModelError> {
         let models_dir = locate_models_dir(options)?;
-        let path = models_dir.path.join(DIR).join(MODEL_FILE);
-        FlowJudge::load_from(&path, &models_dir.path, options)
+        FlowJudge::load_in(&models_dir.path, options)
+    }
+
+    /// Loads the export from the models folder `models_dir`: its int8 copy where
+    /// `options.precision` allows it, the session runs on the CPU and the copy is installed.
+    pub fn load_in(models_dir: &Path, options: &ModelOptions) -> Result<FlowJudge, ModelError> {
+        let fp32 = models_dir.join(DIR).join(MODEL_FILE);
+        let runtime = Runtime::get(options, Some(models_dir))?;
+        let path = weights_path(&fp32, options.precision, runtime.cpu_only(options));
+        FlowJudge::load_from(&path, models_dir, options)
     }
 
     /// Loads the ONNX file at `path` with the tokenizer of the models folder `models_dir`.

@@ -537,7 +537,7 @@ pub fn decide(table: &dyn Pairwise) -> Decision {
 }
 
 /// The move an order makes when it moves only one unit.
-fn single_move(order: &[usize]) -> Option<Change> {
+pub fn single_move(order: &[usize]) -> Option<Change> {
     let n = order.len();
     for unit in 0..n {
         let rest: Vec<usize> = order.iter().copied().filter(|&u| u != unit).collect();

@@ -225,11 +225,7 @@ impl OrderingModel {
     pub fn flow(&self) -> Result<&Arc<FlowJudge>, &str> {
         self.flow
             .get_or_init(|| {
-                let path = self
-                    .models_dir
-                    .join(crate::model::flow::DIR)
-                    .join(crate::model::flow::MODEL_FILE);
-                FlowJudge::load_from(&path, &self.models_dir, &self.options)
+                FlowJudge::load_in(&self.models_dir, &self.options)
                     .map(Arc::new)
                     .map_err(|e| e.to_string())
             })
