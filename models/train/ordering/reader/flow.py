@@ -7,7 +7,9 @@ the order given, `[CLS] u1 [SEP] u2 [SEP] ... un [SEP]` (the reader's input), an
 the [CLS] state gives a logit: high when the order is the author's. Trained from the paragraph
 reader's weights on groups of one container as published, one full shuffle and one copy with a
 single unit moved: a softmax over the group (the author's order must win) plus a binary
-cross-entropy on each copy.
+cross-entropy on each copy. A second stage (`HARD=6`, resumed from the first stage's checkpoint)
+mines the third copy instead: of 6 wrong orders drawn (4 single moves, 2 shuffles), the one the
+model reads best at that step, which is the kind of alternative reorder asks it to reject.
 
 Train: the real-prose train part's containers (`target/ordering/prose.train.jsonl`, from
 `server/examples/prose_containers.rs`) and the paragraphs of 3-8 sentences of the reference
@@ -15,7 +17,10 @@ train split. Dev: the real-prose dev part's containers, each as published and in
 copies (seed 13): AUC, the share of shuffled copies below the score of the 5 % lowest published
 containers, and how often the published order beats its shuffled copy.
 
-    target/xenc/venv/bin/python -m models.train.ordering.reader.flow SECONDS
+    target/xenc/venv/bin/python -m models.train.ordering.reader.flow SECONDS        # first stage
+    HARD=6 RESUME=target/xenc/flow.pt SAVE=target/xenc/flow-hard.pt \
+      target/xenc/venv/bin/python -m models.train.ordering.reader.flow SECONDS      # second stage
+    target/xenc/venv/bin/python -m models.train.ordering.reader.flow adapter target/xenc/flow-hard.pt
 """
 from pathlib import Path
 import json, os, random, sys, time
@@ -33,6 +38,7 @@ from models.train.ordering.lowrank import merged  # noqa: E402
 
 PER_UNIT = 40
 UNITS = (3, 8)
+HARD = int(os.environ.get("HARD", 0))  # mine the third copy of a group among this many wrong orders
 tok = Tokenizer.from_file(M + "/tokenizer.json"); tok.no_truncation(); tok.no_padding()
 CLS, SEP = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
 
@@ -102,11 +108,40 @@ def moved(n, rng):
             return p
 
 
+def single_moves(n):
+    out = []
+    for u in range(n):
+        rest = [i for i in range(n) if i != u]
+        for slot in range(n):
+            if slot not in (u, u + 1):
+                out.append(rest[:slot] + [u] + rest[slot:])
+    return out
+
+
+@torch.no_grad()
+def hardest(model, groups, rng, k):
+    """For each container, the wrong order (of `k` drawn: single moves and shuffles) the model
+    reads best now: the kind of alternative reorder asks it to reject."""
+    cands = []
+    for units in groups:
+        n = len(units); moves = single_moves(n); rng.shuffle(moves)
+        cands.append(moves[:k - 2] + [shuffled(n, rng) for _ in range(2)])
+    model.eval()
+    z = model(*batch([[u[i] for i in p] for u, ps in zip(groups, cands) for p in ps])).tolist()
+    model.train()
+    out = []; at = 0
+    for ps in cands:
+        out.append(ps[int(np.argmax(z[at:at + len(ps)]))]); at += len(ps)
+    return out
+
+
 def loss_of(model, groups, rng):
     seqs = []
-    for units in groups:
+    hard = hardest(model, groups, rng, HARD) if HARD else None
+    for g, units in enumerate(groups):
         n = len(units)
-        seqs += [units, [units[i] for i in shuffled(n, rng)], [units[i] for i in moved(n, rng)]]
+        third = hard[g] if hard else moved(n, rng)
+        seqs += [units, [units[i] for i in shuffled(n, rng)], [units[i] for i in third]]
     z = model(*batch(seqs)).view(len(groups), 3)
     ce = torch.nn.functional.cross_entropy(z, torch.zeros(len(groups), dtype=torch.long))
     target = torch.tensor([[1.0, 0.0, 0.0]]).expand_as(z)
