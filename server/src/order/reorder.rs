@@ -59,7 +59,8 @@ pub enum Kept {
     #[error("it has {0} units; Segue reorders 3 to 8")]
     Size(usize),
     /// A unit is not running prose: a list, a lead-in, a line that does not end as a sentence
-    /// does, or (for a section) a paragraph after a code block, table or other block.
+    /// does, or (for a section) a paragraph after a code block, table or other block, or (for a
+    /// paragraph) a block among its sentences, which would stay where it is while they move.
     #[error("it holds lists, code, lead-ins or lines that do not end as sentences do; Segue reorders running prose only")]
     NotProse,
     /// No such container.
@@ -69,7 +70,7 @@ pub enum Kept {
 
 /// Whether `container` is one Segue proposes orders for: [`UNITS`] units, every one running
 /// prose (no list, no lead-in, each sentence ending as a sentence does; in a section, no
-/// paragraph after a code block or table). These are the containers the judges are calibrated
+/// paragraph after a code block or table; in a paragraph, no block among its sentences). These are the containers the judges are calibrated
 /// on; anything else keeps the author's order.
 pub fn reorderable(doc: &Document, container: Container) -> Result<(), Kept> {
     let prose = |p: &crate::text::Paragraph| {
@@ -93,7 +94,7 @@ pub fn reorderable(doc: &Document, container: Container) -> Result<(), Kept> {
                 .get(section)
                 .and_then(|s| s.paragraphs.get(paragraph))
                 .ok_or(Kept::Missing)?;
-            (p.sentences.len(), prose(p))
+            (p.sentences.len(), prose(p) && !p.blocks_inside)
         }
     };
     if !UNITS.contains(&units) {
@@ -717,6 +718,65 @@ mod tests {
             Err(Kept::NotProse)
         );
         assert_eq!(reorderable(&doc, Container::Section(7)), Err(Kept::Missing));
+    }
+
+    #[test]
+    fn a_paragraphs_sentences_keep_the_blocks_among_them() {
+        let first = Container::Paragraph {
+            section: 0,
+            paragraph: 0,
+        };
+        let last = Container::Paragraph {
+            section: 1,
+            paragraph: 0,
+        };
+        // latex-clsguide.tex: verbatim environments inside a paragraph. Moving the sentences
+        // around them would put "and switches off section numbering." after the wrong code.
+        let latex = concat!(
+            "\\section{A}\n",
+            "It redefines the heading and switches off numbering.\n",
+            "\\begin{verbatim}\n\\setcounter{secnumdepth}{0}\n\\end{verbatim}\n",
+            "It also sets the three essential things.\n",
+            "\\begin{verbatim}\n\\setlength{\\textwidth}{17.5cm}\n\\end{verbatim}\n",
+            "In practice, a class would need more. This skeleton gives a start.\n\n",
+            "\\section{B}\nThe moon is bright. It rose late. The stars came out.\n",
+        );
+        let doc = parse(latex, Format::Latex);
+        assert_eq!(doc.sections[0].paragraphs[0].sentences.len(), 4);
+        assert!(doc.sections[0].paragraphs[0].blocks_inside);
+        assert_eq!(
+            reorderable(
+                &doc,
+                Container::Paragraph {
+                    section: 0,
+                    paragraph: 0
+                }
+            ),
+            Err(Kept::NotProse)
+        );
+        assert_eq!(
+            reorderable(
+                &doc,
+                Container::Paragraph {
+                    section: 1,
+                    paragraph: 0
+                }
+            ),
+            Ok(())
+        );
+        // Markdown: a sentence after a code block that goes on in lower case joins the paragraph
+        // before it; the code block stays between them.
+        let md = concat!(
+            "# A\n\nThe first thing to do is to open a connection. Open it once. Keep it.\n\n",
+            "```python\ndb = connect()\n```\n\n",
+            "`g` is a special object. It lives for one request.\n\n",
+            "# B\n\nThe moon is bright. It rose late. The stars came out.\n",
+        );
+        let doc = parse(md, Format::Markdown);
+        assert_eq!(doc.sections[0].paragraphs[0].sentences.len(), 5);
+        assert_eq!(reorderable(&doc, first), Err(Kept::NotProse));
+        assert_eq!(reorderable(&doc, last), Ok(()));
+        assert!(propose(&doc, md, first, &Lexical::plain()).is_none());
     }
 
     #[test]

@@ -434,6 +434,13 @@ impl<'a> Writer<'a> {
         self.prose.push_space(at);
     }
 
+    /// Appends a space standing for a skipped block at `at` inside the paragraph.
+    fn block(&mut self, at: Span) {
+        self.commit();
+        self.lead = None;
+        self.prose.push_block(at);
+    }
+
     /// Markup that opens around the next text (`\emph{`, `{`).
     fn open(&mut self, start: usize) {
         if self.lead.is_none() {
@@ -1490,7 +1497,7 @@ impl<'a> Parser<'a> {
             .last_char()
             .is_some_and(|c| matches!(c, '.' | '!' | '?'));
         if orphan {
-            self.w.space(span);
+            self.w.block(span);
         } else if self.title || !self.w.is_blank() {
             let mut text = String::from("x");
             match trailing_punct(self.slice(cs, ce)) {
@@ -1976,8 +1983,10 @@ impl<'a> Parser<'a> {
         if silent {
             return;
         }
-        if self.title || !self.w.is_blank() {
+        if self.title {
             self.w.space(span);
+        } else if !self.w.is_blank() {
+            self.w.block(span);
         } else {
             self.flush();
             self.attach_after = false;

@@ -175,6 +175,11 @@ pub struct Paragraph {
     /// Whether a skipped block (code, table, display math, HTML, …) stands between this paragraph
     /// and the one before it in the section: the block, not the text, carries the link.
     pub after_block: bool,
+    /// Whether a skipped block stands among the paragraph's own sentences: a sentence that a block
+    /// cut in two goes on after it, or the format reads a block inside a paragraph (LaTeX's
+    /// verbatim environments, display math after a finished sentence). The sentences' order is
+    /// tied to where the block stands, so they are never reordered.
+    pub blocks_inside: bool,
 }
 
 impl Paragraph {
@@ -397,6 +402,7 @@ pub fn assemble(blocks: &[Block]) -> Document {
                         // paragraph, block included, is one unit.
                         if last.own_sentences == last.sentences.len() {
                             last.own_sentences += sentences.len();
+                            last.blocks_inside = true;
                         }
                         last.span = last.span.cover(*span);
                         last.sentences.extend(sentences);
@@ -411,6 +417,7 @@ pub fn assemble(blocks: &[Block]) -> Document {
                             disable_comment,
                             list: *item,
                             after_block,
+                            blocks_inside: prose.holds_block(),
                         });
                     }
                 }

@@ -24,6 +24,8 @@ struct Piece {
 pub struct ProseText {
     text: String,
     pieces: Vec<Piece>,
+    /// Whether a skipped block (verbatim, display math between sentences, …) stands inside.
+    blocks_inside: bool,
 }
 
 impl ProseText {
@@ -90,6 +92,19 @@ impl ProseText {
         if !self.text.is_empty() && !self.text.ends_with(char::is_whitespace) {
             self.push_synthetic(" ", at);
         }
+    }
+
+    /// Appends a space standing for a skipped block at `at` (a verbatim environment, display
+    /// math after a finished sentence) that the text goes on after: the text's sentences are
+    /// tied to where the block stands ([`ProseText::holds_block`]).
+    pub fn push_block(&mut self, at: Span) {
+        self.push_space(at);
+        self.blocks_inside = true;
+    }
+
+    /// Whether a skipped block stands inside the text ([`ProseText::push_block`]).
+    pub fn holds_block(&self) -> bool {
+        self.blocks_inside
     }
 
     /// Source offset of the clean byte at `offset` (mapping the start of a range). A range that
