@@ -42,7 +42,7 @@ use std::sync::Arc;
 pub const DIR: &str = "bbscore";
 /// The latent head: input `embedding` [n, 384] → output `latent` [n, d].
 pub const HEAD_FILE: &str = "head.onnx";
-/// The classifier: input `features` [n, F] → output `logit` [n].
+/// The classifier: input `features` (`[n, F]`) → output `logit` (`[n]`).
 pub const CLF_FILE: &str = "clf.onnx";
 /// σ̂_m per level and the head's metadata.
 pub const META_FILE: &str = "sigma.json";

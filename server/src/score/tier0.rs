@@ -1,6 +1,6 @@
 //! The combined built-in score: a logistic model over the lexical cosines, the entity-grid logit
 //! and cheap discourse cues, trained on the train split to tell a unit's true successor from other
-//! units of the same document (see [`super::train`]).
+//! units of the same document (see `eval::train`).
 //!
 //! Features of a pair `from → to`:
 //! - the `lexical` and `lexical-noun` cosines, the entity-grid log-odds, and a cosine weighted by

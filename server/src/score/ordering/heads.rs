@@ -317,7 +317,7 @@ impl OrderingModel {
         rows
     }
 
-    /// Runs the head of `level` on `units` with their unit vectors ([`unit_vector`]).
+    /// Runs the head of `level` on `units` with their unit vectors ([`super::cues::unit_vector`]).
     pub fn run(
         &self,
         level: Level,

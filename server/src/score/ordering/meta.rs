@@ -131,7 +131,7 @@ pub struct PairSpec {
 /// One level's head in the metadata.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct LevelMeta {
-    /// ONNX file in [`DIR`].
+    /// ONNX file in [`super::DIR`].
     pub file: String,
     /// Its sha256, lower-case hex.
     pub sha256: String,
