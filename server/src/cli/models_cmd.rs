@@ -404,8 +404,13 @@ fn flow_check(options: &ModelOptions) -> bool {
     let orders = [(0..n).collect::<Vec<_>>(), (0..n).rev().collect()];
     match judge.scores(&READER_SMOKE, &orders) {
         Ok(z) => {
+            let weights = if judge.path().to_string_lossy().ends_with(".int8.onnx") {
+                "int8"
+            } else {
+                "float32"
+            };
             println!(
-                "flow judge:      loaded in {loaded:.0} ms on {}; 2 orders in {:.1} ms; the written order reads {} than its reversal ({:.2} against {:.2})",
+                "flow judge:      loaded in {loaded:.0} ms on {} ({weights}); 2 orders in {:.1} ms; the written order reads {} than its reversal ({:.2} against {:.2})",
                 judge.provider(),
                 t.elapsed().as_secs_f64() * 1e3,
                 if z[0] > z[1] { "better" } else { "no better" },
