@@ -12,7 +12,7 @@
 //! candidate's is proposed instead of a whole reorder ([`pick`]).
 
 use super::overrule::{every_order, EXACT_UNITS};
-use super::reorder::{dangles, single_move, MOVE_SHARE};
+use super::reorder::{dangles, each_move, single_move, MOVE_SHARE};
 use crate::model::{FlowJudge, ModelError};
 use crate::score::{Pairwise, Unit};
 
@@ -63,22 +63,16 @@ pub fn candidates(table: &dyn Pairwise, decision: &[usize]) -> Vec<Vec<usize>> {
 /// The `k` orders that move one unit of the table's units to another place and that the table
 /// scores best (sum of adjacent transitions; ties: the first met).
 pub fn top_moves(table: &dyn Pairwise, k: usize) -> Vec<Vec<usize>> {
-    let n = table.len();
     let mut best: Vec<(f64, Vec<usize>)> = Vec::new();
-    for unit in 0..n {
-        let rest: Vec<usize> = (0..n).filter(|&u| u != unit).collect();
-        for slot in 0..n {
-            // Moving a unit one place on is the same order as moving its neighbour one place back.
-            if slot == unit || slot == unit + 1 {
-                continue;
-            }
-            let mut order = rest.clone();
-            order.insert(slot, unit);
-            let s: f64 = order.windows(2).map(|w| table.transition(w[0], w[1])).sum();
-            let at = best.partition_point(|(b, _)| *b >= s);
-            best.insert(at, (s, order));
+    each_move(table.len(), |unit, slot, order| {
+        // Moving a unit one place on is the same order as moving its neighbour one place back.
+        if slot == unit + 1 {
+            return;
         }
-    }
+        let s: f64 = order.windows(2).map(|w| table.transition(w[0], w[1])).sum();
+        let at = best.partition_point(|(b, _)| *b >= s);
+        best.insert(at, (s, order.to_vec()));
+    });
     best.truncate(k);
     best.into_iter().map(|(_, o)| o).collect()
 }

@@ -474,10 +474,10 @@ pub struct Decision {
     pub exact: bool,
 }
 
-/// The best single move of a unit: `(order, score)`, or `None` for fewer than two units.
-fn best_move(table: &dyn Pairwise) -> Option<(Vec<usize>, f64, Change)> {
-    let n = table.len();
-    let mut best: Option<(Vec<usize>, f64, Change)> = None;
+/// Calls `f(unit, slot, order)` for every order of `n` units that moves one unit to another
+/// slot, unit by unit and slot by slot (an adjacent swap is met twice: as `unit` moving one slot
+/// on and as its neighbour moving one slot back).
+pub fn each_move(n: usize, mut f: impl FnMut(usize, usize, &[usize])) {
     for unit in 0..n {
         let rest: Vec<usize> = (0..n).filter(|&u| u != unit).collect();
         for slot in 0..n {
@@ -486,13 +486,21 @@ fn best_move(table: &dyn Pairwise) -> Option<(Vec<usize>, f64, Change)> {
             }
             let mut order = rest.clone();
             order.insert(slot, unit);
-            let score = order_score(table, &order);
-            if best.as_ref().is_none_or(|(_, s, _)| score > *s + 1e-12) {
-                let after = slot.checked_sub(1).map(|i| order[i]);
-                best = Some((order, score, Change::Move { unit, after }));
-            }
+            f(unit, slot, &order);
         }
     }
+}
+
+/// The best single move of a unit: `(order, score)`, or `None` for fewer than two units.
+fn best_move(table: &dyn Pairwise) -> Option<(Vec<usize>, f64, Change)> {
+    let mut best: Option<(Vec<usize>, f64, Change)> = None;
+    each_move(table.len(), |unit, slot, order| {
+        let score = order_score(table, order);
+        if best.as_ref().is_none_or(|(_, s, _)| score > *s + 1e-12) {
+            let after = slot.checked_sub(1).map(|i| order[i]);
+            best = Some((order.to_vec(), score, Change::Move { unit, after }));
+        }
+    });
     best
 }
 
