@@ -70,8 +70,8 @@ pub enum Kept {
 
 /// Whether `container` is one Segue proposes orders for: [`UNITS`] units, every one running
 /// prose (no list, no lead-in, each sentence ending as a sentence does; in a section, no
-/// paragraph after a code block or table; in a paragraph, no block among its sentences). These are the containers the judges are calibrated
-/// on; anything else keeps the author's order.
+/// paragraph after a code block or table; in a paragraph, no block among its sentences). These
+/// are the containers the judges are calibrated on; anything else keeps the author's order.
 pub fn reorderable(doc: &Document, container: Container) -> Result<(), Kept> {
     let prose = |p: &crate::text::Paragraph| {
         !p.list
