@@ -55,7 +55,9 @@
 //!   says they hold metadata (`author`, `email`, `affil`, `keyword`, `orcid`, …, or a name
 //!   starting with `acm`, `icml`) or whose first argument is an email address. A paragraph
 //!   left with placeholders only (a lone `\ref{…}`) is no prose. `\href{url}{text}` keeps `text`; `\url`, `\path` and `\verb`
-//!   keep their content verbatim.
+//!   keep their content verbatim, and so do short verbatim runs (`|\section|`) where the
+//!   document declares them (`\MakeShortVerb`, `\DefineShortVerb`) or its class does
+//!   (`ltxguide`, `ltxdoc`): see [`short_verb`].
 //! - **Footnotes** (`\footnote`, `\footnotetext`, `\footcite`, `\marginpar`, `\todo`,
 //!   `\thanks`) are dropped: they are asides outside the flow of the sentence they sit in.
 //! - **References** leave a synthetic placeholder so that the sentence stays a sentence:
@@ -71,7 +73,11 @@
 //!   kept (`\LaTeX is` reads `LaTeX is`, as its author meant), except after a letter symbol
 //!   such as `\ss` or `\o`, which belongs to its word (`Stra\ss e` reads `Straße`).
 
+mod short_verb;
+mod user_envs;
+
 use super::{Block, ProseText, Span};
+use short_verb::ShortVerbs;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -88,6 +94,8 @@ pub fn blocks(source: &str) -> Vec<Block> {
     let (start, end) = body_range(source);
     let mut p = Parser::new(source, start, end, 0, false);
     p.user_headings = user_headings(source);
+    p.short_verbs = ShortVerbs::scan(source);
+    p.user_envs = user_envs::user_envs(source);
     p.line_start = start == 0 || matches!(source.as_bytes().get(start), Some(b'\n' | b'\r'));
     p.run();
     p.flush();
@@ -531,7 +539,9 @@ fn classify_env(name: &str) -> EnvClass {
         | "CCSXML" | "titlepage" => EnvClass::Skip { silent: true },
         "tabular" | "tabularx" | "tabulary" | "tabu" | "longtable" | "supertabular"
         | "xtabular" | "array" | "tabbing" | "algorithmic" | "tikzpicture" | "tikzcd"
-        | "pgfpicture" | "picture" | "pspicture" | "forest" | "thebibliography" | "alltt" => {
+        | "pgfpicture" | "picture" | "pspicture" | "forest" | "thebibliography" | "alltt"
+        // The LaTeX team's guides box a command's syntax in `decl`.
+        | "decl" => {
             EnvClass::Skip { silent: false }
         }
         "itemize" | "enumerate" | "compactitem" | "compactenum" | "asparaitem" | "asparaenum"
@@ -556,9 +566,13 @@ fn classify_env(name: &str) -> EnvClass {
         "multicols" => EnvClass::Open(EnvKind::Block, "mo"),
         "adjustbox" | "column" => EnvClass::Open(EnvKind::Block, "om"),
         "frame" => EnvClass::Open(EnvKind::Block, "oogg"),
-        _ => EnvClass::Open(EnvKind::Block, "o"),
+        _ => UNKNOWN_ENV,
     }
 }
+
+/// An environment [`classify_env`] does not know: a block of prose, after an optional argument
+/// (or the arguments the document defined it with).
+const UNKNOWN_ENV: EnvClass = EnvClass::Open(EnvKind::Block, "o");
 
 /// What a named command does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -654,6 +668,12 @@ const ACTIONS: &[(&str, Action)] = {
             Drop("oM"),
         ),
         ("moduleauthor sectionauthor codeauthor", Drop("mm")),
+        // The LaTeX team's guides date a change in the margin.
+        ("NEWfeature NEWdescription", Drop("m")),
+        (
+            "MakeShortVerb DefineShortVerb DeleteShortVerb UndefineShortVerb",
+            Drop("som"),
+        ),
         ("bibitem", Drop("om")),
         ("captionof", Drop("smoM")),
         ("color", Drop("om")),
@@ -894,6 +914,10 @@ struct Parser<'a> {
     misses: RefCell<Vec<(Seek, usize, usize)>>,
     /// Commands the document defines as sectioning commands, with their depth.
     user_headings: HashMap<String, u8>,
+    /// Characters the document made short verbatim delimiters (`|\section|`).
+    short_verbs: ShortVerbs,
+    /// Environments the document defines with arguments, with their argument specs.
+    user_envs: HashMap<String, String>,
 }
 
 /// What a forward search looks for, for [`Parser::misses`].
@@ -924,6 +948,8 @@ impl<'a> Parser<'a> {
             line_start: false,
             misses: RefCell::new(Vec::new()),
             user_headings: HashMap::new(),
+            short_verbs: ShortVerbs::default(),
+            user_envs: HashMap::new(),
         }
     }
 
@@ -992,6 +1018,7 @@ impl<'a> Parser<'a> {
     fn token(&mut self, c: u8) {
         let start = self.pos;
         match c {
+            _ if self.short_verbs.active(c, start) => self.delimited_code(start),
             b'\\' => self.command(),
             b'{' => {
                 self.w.open(start);
@@ -1032,7 +1059,7 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let mut i = start + self.char_len(start);
         while let Some(c) = self.byte(i) {
-            if is_special(c) {
+            if is_special(c) || self.short_verbs.active(c, i) {
                 break;
             }
             i += 1;
@@ -1923,7 +1950,8 @@ impl<'a> Parser<'a> {
         };
         let name = self.slice(a.start, a.end).trim();
         self.pos = a.after;
-        match classify_env(name) {
+        let class = classify_env(name);
+        match class {
             EnvClass::Document => {}
             EnvClass::DisplayMath => {
                 let (ce, after) = self.env_end(a.after, name, false);
@@ -1942,7 +1970,15 @@ impl<'a> Parser<'a> {
                 self.skipped(Span::new(start, after), silent);
             }
             EnvClass::Open(kind, spec) => {
-                self.skip_spec(spec);
+                match self.user_envs.get(name).filter(|_| class == UNKNOWN_ENV) {
+                    Some(user) => {
+                        let user = user.clone();
+                        self.skip_spec(&user);
+                    }
+                    None => {
+                        self.skip_spec(spec);
+                    }
+                }
                 if self.title {
                     self.w.open(start);
                     return;
@@ -2336,6 +2372,52 @@ mod tests {
             "A \\textbf{bold \\emph{and {nested}} text} here.\\footnote{Dropped. Really {dropped}.}"
         );
         assert_eq!(srcs[1], "See Section~\\ref{sec:x} and \\cite[p.~3]{knuth}.");
+    }
+
+    #[test]
+    fn short_verbatim_bars_keep_their_content() {
+        // From the LaTeX team's class guide: its class makes `|` a short `\verb`.
+        let src = "\\documentclass{ltxguide}\n\\begin{document}\nThe class then redefines \
+                   |\\maketitle| to produce the title.\n\\begin{verbatim}\n   \\renewcommand{}\n\
+                   \\end{verbatim}\nIt redefines |\\section| and switches off section numbering. \
+                   A bar |a}b| and an odd |one.\n";
+        assert_eq!(
+            sentences(src),
+            v(&[&[
+                "The class then redefines \\maketitle to produce the title.",
+                "It redefines \\section and switches off section numbering.",
+                "A bar a}b and an odd one."
+            ]])
+        );
+        assert_eq!(
+            sentence_sources(src)[1],
+            "It redefines |\\section| and switches off section numbering."
+        );
+        // Without a declaration a bar is a character like any other.
+        assert_eq!(
+            sentences("Pipes |a}| and |b| stay.\n"),
+            v(&[&["Pipes |a| and |b| stay."]])
+        );
+    }
+
+    #[test]
+    fn the_latex_teams_guides_keep_their_apparatus_out_of_the_prose() {
+        // A command's syntax box and a margin date (the class guide); an environment the
+        // document defines with seven arguments (the encoding guide).
+        let src = "\\documentclass{ltxguide}\n\\newenvironment{encodinginfo}[7]%\n  {x}{y}\n\
+                   \\begin{document}\n\\NEWdescription{1995/12/01}\n\\LaTeX{} provides this.\n\
+                   \\begin{decl}\n|\\NeedsTeXFormat| \\arg{format-name}\n\\end{decl}\n\
+                   This command tells \\TeX{} the format.\n\n\\begin{encodinginfo}{OT1}\n\
+                   {\\TeX{} text}\n        {Donald Ervin Knuth}\n        {0x00--0x7F}\n\
+                   % {0X--'177}\n        {---}\n        {cmr10}\n        {\\cite[p.427]{A}}\n\n\
+                   Donald Knuth designed his font encoding.\n\\end{encodinginfo}\n";
+        assert_eq!(
+            sentences(src),
+            v(&[
+                &["LaTeX provides this.", "This command tells TeX the format."],
+                &["Donald Knuth designed his font encoding."]
+            ])
+        );
     }
 
     #[test]

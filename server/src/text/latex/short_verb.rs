@@ -1,0 +1,195 @@
+//! Short verbatim characters: `|\section|` where a document made `|` read like `\verb|…|`.
+//!
+//! The `doc` package's `\MakeShortVerb{\|}` (and fancyvrb's `\DefineShortVerb{\|}`) turn a
+//! character into a verbatim delimiter from that point on; `\DeleteShortVerb{\|}` and
+//! `\UndefineShortVerb{\|}` turn it back. The LaTeX team's guides (`\documentclass{ltxguide}`)
+//! and `ltxdoc` documents get `|` without declaring it: their class does. Without this, the
+//! scanner reads `It redefines |\section| and …` as a sentence cut by a heading.
+
+/// Where each short verbatim character is turned on or off, in document order.
+#[derive(Debug, Default, Clone)]
+pub(super) struct ShortVerbs {
+    /// (byte offset of the declaration, the character, on).
+    events: Vec<(usize, u8, bool)>,
+    /// Characters that some declaration mentions, one bit per ASCII byte: a quick test before
+    /// the events are searched.
+    mentioned: u128,
+}
+
+/// Classes that make `|` a short verbatim character themselves.
+const CLASSES: &[&str] = &["ltxguide", "ltxdoc"];
+
+impl ShortVerbs {
+    /// The declarations in `source` (outside comments), and the class's own.
+    pub(super) fn scan(source: &str) -> Self {
+        let mut out = ShortVerbs::default();
+        if class(source).is_some_and(|c| CLASSES.contains(&c)) {
+            out.push(0, b'|', true);
+        }
+        let b = source.as_bytes();
+        let mut i = 0;
+        while let Some(at) = source.get(i..).and_then(|s| s.find('\\')) {
+            let start = i + at;
+            i = start + 1;
+            let rest = &b[start + 1..];
+            let Some((name, on)) = [
+                ("MakeShortVerb", true),
+                ("DefineShortVerb", true),
+                ("DeleteShortVerb", false),
+                ("UndefineShortVerb", false),
+            ]
+            .into_iter()
+            .find(|(n, _)| {
+                rest.starts_with(n.as_bytes())
+                    && !rest.get(n.len()).is_some_and(u8::is_ascii_alphabetic)
+            }) else {
+                continue;
+            };
+            if commented(b, start) {
+                continue;
+            }
+            if let Some(c) = declared_char(b, start + 1 + name.len()) {
+                out.push(start, c, on);
+            }
+        }
+        out
+    }
+
+    fn push(&mut self, at: usize, c: u8, on: bool) {
+        if c.is_ascii() {
+            self.mentioned |= 1 << c;
+            self.events.push((at, c, on));
+        }
+    }
+
+    /// Whether `c` at byte `at` opens a short verbatim run.
+    pub(super) fn active(&self, c: u8, at: usize) -> bool {
+        if !c.is_ascii() || self.mentioned & (1 << c) == 0 {
+            return false;
+        }
+        self.events
+            .iter()
+            .filter(|&&(pos, ch, _)| ch == c && pos < at)
+            .last()
+            .is_some_and(|&(_, _, on)| on)
+    }
+}
+
+/// The document class named by `\documentclass[…]{name}` outside comments, if any.
+fn class(source: &str) -> Option<&str> {
+    let b = source.as_bytes();
+    let mut from = 0;
+    while let Some(at) = source.get(from..).and_then(|s| s.find("\\documentclass")) {
+        let start = from + at;
+        from = start + 1;
+        if commented(b, start) {
+            continue;
+        }
+        let mut j = skip_blanks(b, start + "\\documentclass".len());
+        if b.get(j) == Some(&b'[') {
+            j += b.get(j..)?.iter().take(400).position(|&c| c == b']')? + 1;
+            j = skip_blanks(b, j);
+        }
+        if b.get(j) != Some(&b'{') {
+            return None;
+        }
+        let len = b.get(j + 1..)?.iter().take(64).position(|&c| c == b'}')?;
+        return source.get(j + 1..j + 1 + len).map(str::trim);
+    }
+    None
+}
+
+/// The character a declaration names: `{\|}`, `\|`, `*{\|}`, `[opts]{\|}`, or a bare `|`.
+fn declared_char(b: &[u8], mut j: usize) -> Option<u8> {
+    j = skip_blanks(b, j);
+    if b.get(j) == Some(&b'*') {
+        j = skip_blanks(b, j + 1);
+    }
+    if b.get(j) == Some(&b'[') {
+        j += b.get(j..)?.iter().take(400).position(|&c| c == b']')? + 1;
+        j = skip_blanks(b, j);
+    }
+    let braced = b.get(j) == Some(&b'{');
+    if braced {
+        j = skip_blanks(b, j + 1);
+    }
+    if b.get(j) == Some(&b'\\') {
+        j += 1;
+    }
+    let c = *b.get(j)?;
+    if braced && b.get(skip_blanks(b, j + 1)) != Some(&b'}') {
+        return None;
+    }
+    (c.is_ascii_punctuation() && !matches!(c, b'\\' | b'{' | b'}' | b'%')).then_some(c)
+}
+
+fn skip_blanks(b: &[u8], mut j: usize) -> usize {
+    while matches!(b.get(j), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        j += 1;
+    }
+    j
+}
+
+/// Whether byte `at` sits after a `%` that starts a comment on its line.
+pub(super) fn commented(b: &[u8], at: usize) -> bool {
+    let line_start = b[..at]
+        .iter()
+        .rposition(|&c| matches!(c, b'\n' | b'\r'))
+        .map_or(0, |k| k + 1);
+    let line = &b[line_start..at];
+    line.iter()
+        .enumerate()
+        .any(|(k, &c)| c == b'%' && (k == 0 || line[k - 1] != b'\\'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_turn_characters_on_and_off() {
+        let src = "\\documentclass{article}\n\\usepackage{shortvrb}\n\\MakeShortVerb{\\|}\n\
+                   % \\MakeShortVerb{\\!}\n\\DefineShortVerb[commandchars=\\\\\\{\\}]{\\+}\n\
+                   \\begin{document}\nA |x| and +y+.\n\\DeleteShortVerb\\|\nNow |z|.\n";
+        let v = ShortVerbs::scan(src);
+        let body = src.find("A |x|").unwrap();
+        let later = src.find("Now").unwrap();
+        assert!(v.active(b'|', body));
+        assert!(v.active(b'+', body));
+        assert!(
+            !v.active(b'!', body),
+            "a commented declaration counts for nothing"
+        );
+        assert!(!v.active(b'|', later), "deleted");
+        assert!(!v.active(b'|', 0), "not before its declaration");
+    }
+
+    #[test]
+    fn the_latex_teams_classes_imply_the_bar() {
+        for class in [
+            "\\documentclass{ltxguide}[1995/11/28]",
+            "\\documentclass[a4paper]{ltxdoc}",
+        ] {
+            assert!(ShortVerbs::scan(class).active(b'|', 5), "{class}");
+        }
+        for class in [
+            "\\documentclass{article}",
+            "%\\documentclass{ltxguide}\n",
+            "\\documentclass",
+        ] {
+            assert!(!ShortVerbs::scan(class).active(b'|', 5), "{class}");
+        }
+    }
+
+    #[test]
+    fn odd_declarations_name_no_character() {
+        for src in [
+            "\\MakeShortVerb",
+            "\\MakeShortVerb{\\foo}",
+            "\\MakeShortVerb{a}",
+            "\\MakeShortVerbs{\\|}",
+        ] {
+            assert!(!ShortVerbs::scan(src).active(b'|', src.len()), "{src}");
+        }
+    }
+}
