@@ -7,6 +7,7 @@
 //! transitions are relative to their set, such as the ordering model's, scores each container as a
 //! set of its own.
 
+use super::back_matter::back_matter_sections;
 use super::cues::{explicit_link, Link};
 use super::novelty::novelty;
 use super::{Level, Reason, Scorer, Unit};
@@ -235,9 +236,14 @@ pub fn unit_link(unit: &Unit<'_>) -> Option<Link> {
 /// quotes attached to a paragraph are structure, not prose transitions, and a sentence that does
 /// not end as a sentence does (a lead-in ending in a colon, a heading-like line, a sentence a
 /// block cuts in two) neither leads into nor follows a judged transition; nor do sentences inside
-/// a run that open alike ([`super::parallel`]).
+/// a run that open alike ([`super::parallel`]), nor sentences of back matter
+/// ([`super::back_matter`]: sponsors, credits, a licence).
 pub fn sentence_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
+    let back = back_matter_sections(doc);
     let complete = |r: &UnitRef| {
+        if back.get(r.section).copied().unwrap_or(false) {
+            return false;
+        }
         let Some(para) = doc
             .sections
             .get(r.section)
@@ -274,8 +280,10 @@ pub fn sentence_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, u
 /// [`paragraph_units`]): adjacent paragraphs of a section, unless either is a list or ends in a
 /// lead-in or an unfinished line (the block or the list it introduces carries the link), or a
 /// skipped block (code, a table) stands between them, or both are inside a run of paragraphs
-/// that open alike ([`super::parallel`]: the items of an implicit list).
+/// that open alike ([`super::parallel`]: the items of an implicit list), or the section is back
+/// matter ([`super::back_matter`]).
 pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
+    let back = back_matter_sections(doc);
     let para = |r: &UnitRef| {
         doc.sections
             .get(r.section)
@@ -291,6 +299,7 @@ pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, 
                 .is_some_and(|s| s.ending() == Ending::Complete)
         };
         a.section == b.section
+            && !back.get(a.section).copied().unwrap_or(false)
             && !from.list
             && !to.list
             && !to.after_block

@@ -241,6 +241,9 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("see", Cue::Demonstrative),
     ("for more", Cue::Addition),
     ("for details", Cue::Addition),
+    ("for further", Cue::Addition),
+    ("for info", Cue::Addition),
+    ("for information", Cue::Addition),
     // An aside the writer marks as one.
     ("note", Cue::Addition),
     ("tip", Cue::Addition),
@@ -355,6 +358,33 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
             }
         })
         .map(|(cue, i)| (cue, words[i].to_string()))
+        .or_else(|| points_to_more(sentence).map(|p| (Cue::Addition, p.to_string())))
+}
+
+/// Phrases that send the reader on for more on what was just said, wherever they stand in the
+/// sentence ("Watch the PyCon 2019 talk *to learn more*.", "The Twilio blog has a *deeper dive*.").
+const MORE_POINTERS: &[&str] = &[
+    "learn more",
+    "read more",
+    "find out more",
+    "more information",
+    "more details",
+    "more detail",
+    "deeper dive",
+    "further reading",
+    "further details",
+    "further information",
+];
+
+/// The phrase of [`MORE_POINTERS`] that `sentence` holds, as whole words, if any.
+fn points_to_more(sentence: &str) -> Option<&'static str> {
+    let words: Vec<String> = sentence.unicode_words().map(str::to_lowercase).collect();
+    MORE_POINTERS.iter().copied().find(|phrase| {
+        let parts: Vec<&str> = phrase.split(' ').collect();
+        words
+            .windows(parts.len())
+            .any(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
+    })
 }
 
 /// The opening bracket of a sentence that stands wholly in parentheses or brackets ("(White space
@@ -478,6 +508,20 @@ mod tests {
             Some(Cue::Demonstrative)
         );
         assert!(explicit_link("For more details, read the manual.").is_some());
+        // A pointer to more at the end of the sentence: README paragraphs that close a section.
+        assert_eq!(
+            explicit_link("Watch the PyCon 2019 talk to learn more."),
+            Some((Cue::Addition, "learn more".to_string()))
+        );
+        assert_eq!(
+            explicit_link("The Twilio blog has a deeper dive to learn more.").map(|(c, _)| c),
+            Some(Cue::Addition)
+        );
+        assert_eq!(explicit_link("Birds learn moreover to fly."), None);
+        // A README's closing pointer (unified).
+        assert!(
+            explicit_link("For info on how to submit a security report, see our policy.").is_some()
+        );
         // A sentence that only starts with a bracket is not an aside.
         assert_eq!(explicit_link("(a) Cats purr, and (b) dogs bark."), None);
         assert_eq!(explicit_link("(Optional) Penguins waddle."), None);

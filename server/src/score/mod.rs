@@ -10,6 +10,7 @@
 //! Invariant: scorers see clean sentence text only, never markup, spans or LSP types.
 
 pub mod analysis;
+pub mod back_matter;
 pub mod bbscore;
 pub mod contexts;
 pub mod cues;

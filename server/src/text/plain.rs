@@ -18,7 +18,9 @@
 //! - **Labels and titles.** A line standing alone as a paragraph that is a label in parentheses
 //!   (`(performance)`, as release notes group their items) or a title in title case (`Foreign
 //!   Interface`, `Notes on the Design`: at most six words, every word but the short ones opening
-//!   with a capital, no sentence punctuation) is a heading of level 3.
+//!   with a capital, no sentence punctuation) is a heading of level 3. So is a short line
+//!   standing alone right before a list, opening with a capital and with no sentence
+//!   punctuation (`Note to those who build from the source` over a release note's bullets).
 //! - **Numbered questions.** A FAQ entry's question (`5.9. How does Debian support non-English
 //!   languages?`) is a heading: a paragraph of at most three lines and 30 words that opens with a
 //!   section number of two or more parts (or one part, alone on its line) and ends with `?`.
@@ -90,7 +92,10 @@ pub fn blocks(source: &str) -> Vec<Block> {
                     prev.is_some_and(|(s, m)| s == style && m + 1 == n)
                         || next.is_some_and(|(s, m)| s == style && n + 1 == m)
                 });
-                p.block(lines, listed);
+                // A line standing alone right before a list: what the list is about.
+                let before_list = matches!(groups.get(k + 1), Some(Some(next))
+                    if next.first().is_some_and(|l| marker(l.text(source).trim()).is_some()));
+                p.block(lines, listed, before_list);
             }
         }
     }
@@ -355,6 +360,18 @@ fn label_heading(t: &str) -> bool {
             .all(|w| capital(w) || TITLE_SMALL_WORDS.contains(&w.to_lowercase().as_str()))
 }
 
+/// A short line that titles the list after it (`Note to those who build from the source`, over
+/// a release note's bullets): heading-shaped, opening with a capital, with a word of letters and
+/// no sentence punctuation inside.
+fn list_title(t: &str) -> bool {
+    heading_shaped(t)
+        && t.starts_with(char::is_uppercase)
+        && marker(t).is_none()
+        && !t.contains(['.', '!', '?', ';', ':'])
+        && t.split_whitespace()
+            .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+}
+
 /// The style and number of an enumerator that opens `t` (`1.`, `2)`, `(3)`), for telling lists
 /// from numbered headings.
 fn enum_style(t: &str) -> Option<(u8, u32)> {
@@ -524,7 +541,7 @@ impl Parser<'_> {
     }
 
     /// Reads one block of non-blank lines; `listed` when it is a numbered line among others.
-    fn block(&mut self, lines: &[Line], listed: bool) {
+    fn block(&mut self, lines: &[Line], listed: bool, before_list: bool) {
         let src = self.src;
         let text = |l: &Line| l.trimmed(src).text(src);
         let mut i = 0;
@@ -576,6 +593,8 @@ impl Parser<'_> {
                 let level = if i == 0 { level } else { None };
                 let level = level.or((caps_heading(t) && (alone || rest_indented)).then_some(1));
                 let level = level.or((i == 0 && alone && !listed && label_heading(t)).then_some(3));
+                let level = level
+                    .or((i == 0 && alone && !listed && before_list && list_title(t)).then_some(3));
                 if let Some(level) = level {
                     self.heading(*first, *first, *first, level);
                     i = 1;
@@ -809,6 +828,14 @@ mod tests {
                 ("Foreign Interface".to_string(), 3),
                 ("Notes on the Design".to_string(), 3),
             ]
+        );
+        // A line in sentence case over a list titles it.
+        let src = "Note to those who build from the source\n\n * Since Git 2.31, our source \
+                   assumed variadic macros.\n\nThe build is simple\n\nIt has two parts.\n\n\
+                   You need Perl: it is\n\n * used by the tests.\n";
+        assert_eq!(
+            headings(src),
+            vec![("Note to those who build from the source".to_string(), 3)]
         );
         // Not labels: a sentence, a line in lower case, a remark in parentheses, a long title,
         // and a short line that is part of a paragraph.

@@ -1,0 +1,127 @@
+//! Back matter: the sections a document closes with that stand outside its argument.
+//!
+//! A README ends with who sponsors it, who drew its logo, under which licence it ships; a
+//! manual with its credits. Each paragraph there is on a subject of its own by design
+//! ("The logo is licensed under a Creative Commons licence.", "Available as part of the
+//! Tidelift Subscription"), so judging it against its neighbours only finds what the writer
+//! meant. Segue leaves the transitions inside such sections unjudged.
+
+use crate::text::{Document, Heading};
+
+/// Words that, standing in a short heading, name back matter.
+const WORDS: &[&str] = &[
+    "license",
+    "licence",
+    "licenses",
+    "licences",
+    "licensing",
+    "copyright",
+    "credits",
+    "acknowledgements",
+    "acknowledgments",
+    "acknowledgement",
+    "acknowledgment",
+    "thanks",
+    "sponsors",
+    "sponsor",
+    "sponsorship",
+    "sponsorships",
+    "backers",
+    "funding",
+    "donate",
+    "donations",
+    "donating",
+    "logo",
+    "authors",
+    "maintainers",
+    "contributors",
+    "enterprise",
+];
+
+/// Most words in a heading that names back matter ("Other Backers and Sponsors").
+const MAX_WORDS: usize = 5;
+
+/// Whether `heading` opens a back-matter section: a short heading with a word of [`WORDS`]
+/// ("License", "Glob Logo", "Commander for enterprise", "Other Backers and Sponsors").
+pub fn is_back_matter(heading: &Heading) -> bool {
+    let words: Vec<String> = heading
+        .title
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    !words.is_empty()
+        && words.len() <= MAX_WORDS
+        && words.iter().any(|w| WORDS.contains(&w.as_str()))
+}
+
+/// For each section of `doc`, whether it is back matter: its heading names back matter, or it
+/// sits under one that does ("Sponsors" › "Gold").
+pub fn back_matter_sections(doc: &Document) -> Vec<bool> {
+    // The levels and verdicts of the headings the current section sits under.
+    let mut open: Vec<(u8, bool)> = Vec::new();
+    doc.sections
+        .iter()
+        .map(|section| {
+            let Some(heading) = &section.heading else {
+                return open.last().is_some_and(|&(_, back)| back);
+            };
+            while open
+                .last()
+                .is_some_and(|&(level, _)| level >= heading.level)
+            {
+                open.pop();
+            }
+            let back = open.last().is_some_and(|&(_, back)| back) || is_back_matter(heading);
+            open.push((heading.level, back));
+            back
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::Span;
+
+    fn heading(title: &str) -> Heading {
+        Heading {
+            span: Span::new(0, title.len()),
+            title: title.to_string(),
+            level: 2,
+        }
+    }
+
+    #[test]
+    fn a_readmes_closing_sections_are_back_matter() {
+        // From published READMEs (glob, commander, webpack) and manuals.
+        for title in [
+            "License",
+            "Glob Logo",
+            "Commander for enterprise",
+            "Other Backers and Sponsors",
+            "Credits",
+            "Acknowledgements",
+            "Copyright and licensing",
+        ] {
+            assert!(is_back_matter(&heading(title)), "{title}");
+        }
+        for title in [
+            "Installation",
+            "Choosing the right license for a library you publish",
+            "Support",
+            "",
+            "Licensed software in the enterprise: what to check first",
+        ] {
+            assert!(!is_back_matter(&heading(title)), "{title}");
+        }
+    }
+
+    #[test]
+    fn sections_under_back_matter_are_back_matter() {
+        let src = "# Tool\n\nIt runs.\n\n## Sponsors\n\nThanks.\n\n### Gold\n\nAcme pays.\n\n\
+                   ## Usage\n\nRun it.\n";
+        let doc = crate::text::parse(src, crate::text::Format::Markdown);
+        assert_eq!(back_matter_sections(&doc), vec![false, true, true, false]);
+    }
+}
