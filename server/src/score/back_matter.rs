@@ -4,7 +4,8 @@
 //! manual with its credits. Each paragraph there is on a subject of its own by design
 //! ("The logo is licensed under a Creative Commons licence.", "Available as part of the
 //! Tidelift Subscription"), so judging it against its neighbours only finds what the writer
-//! meant. Segue leaves the transitions inside such sections unjudged.
+//! meant; so is where to report a vulnerability. Segue leaves the transitions inside such
+//! sections unjudged.
 
 use crate::text::{Document, Heading};
 
@@ -38,6 +39,21 @@ const WORDS: &[&str] = &[
     "enterprise",
 ];
 
+/// Words that make a heading on security back matter: where to report a vulnerability
+/// ("Security Reporting", "Security contact", "Security Policy"), not a discussion of security.
+const SECURITY_WORDS: &[&str] = &[
+    "report",
+    "reporting",
+    "reports",
+    "policy",
+    "contact",
+    "contacts",
+    "disclosure",
+    "issues",
+    "vulnerability",
+    "vulnerabilities",
+];
+
 /// Most words in a heading that names back matter ("Other Backers and Sponsors").
 const MAX_WORDS: usize = 5;
 
@@ -50,9 +66,12 @@ pub fn is_back_matter(heading: &Heading) -> bool {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     !words.is_empty()
         && words.len() <= MAX_WORDS
-        && words.iter().any(|w| WORDS.contains(&w.as_str()))
+        && (has(WORDS)
+            || (words.iter().any(|w| w == "security") && has(SECURITY_WORDS))
+            || words.iter().any(|w| w.starts_with("vulnerabilit")))
 }
 
 /// For each section of `doc`, whether it is back matter: its heading names back matter, or it
@@ -103,6 +122,9 @@ mod tests {
             "Credits",
             "Acknowledgements",
             "Copyright and licensing",
+            "Security Reporting",
+            "Security contact",
+            "Reporting a vulnerability",
         ] {
             assert!(is_back_matter(&heading(title)), "{title}");
         }
@@ -110,6 +132,8 @@ mod tests {
             "Installation",
             "Choosing the right license for a library you publish",
             "Support",
+            "Security",
+            "Security considerations",
             "",
             "Licensed software in the enterprise: what to check first",
         ] {
