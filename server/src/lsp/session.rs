@@ -456,9 +456,20 @@ impl Session {
             let outcome = match &preview {
                 None => analysis.await,
                 Some(earlier) => {
-                    tokio::select! {
-                        outcome = &mut analysis => outcome,
-                        () = tokio::time::sleep(preview_after()) => {
+                    // A zero wait shows the preview at once, without a race against a stage
+                    // that the cache serves in a moment.
+                    let wait = preview_after();
+                    let first = if wait.is_zero() {
+                        None
+                    } else {
+                        tokio::select! {
+                            outcome = &mut analysis => Some(outcome),
+                            () = tokio::time::sleep(wait) => None,
+                        }
+                    };
+                    match first {
+                        Some(outcome) => outcome,
+                        None => {
                             debug!(
                                 "{} v{}: the {} stage is taking a while; showing the {} stage's \
                                  diagnostics meanwhile",

@@ -69,8 +69,8 @@ impl ShortVerbs {
         }
         self.events
             .iter()
-            .filter(|&&(pos, ch, _)| ch == c && pos < at)
-            .last()
+            .rev()
+            .find(|&&(pos, ch, _)| ch == c && pos < at)
             .is_some_and(|&(_, _, on)| on)
     }
 }
