@@ -2700,6 +2700,9 @@ mod tests {
             "\\mymacro{",
             "\\authorx{",
             "{",
+            "\\MakeShortVerb{\\|}w |",
+            "\\DeleteShortVerb{\\|}\\MakeShortVerb{\\|}|a",
+            "\\newenvironment{e}[2]{}{}\\begin{e}{",
         ] {
             let src = unit.repeat(20_000);
             let _ = blocks(&src);

@@ -170,7 +170,8 @@ pub struct Paragraph {
     /// items and block quotes.
     pub own_sentences: usize,
     /// Whether the paragraph is a list with no lead-in text of its own (a list that follows a
-    /// heading or a code block, a table of contents, a changelog).
+    /// heading or a code block, a table of contents, a changelog), or one whose own text is only
+    /// a short label for it ("Design principles:", [`LABEL_WORDS`] words at most).
     pub list: bool,
     /// Whether a skipped block (code, table, display math, HTML, …) stands between this paragraph
     /// and the one before it in the section: the block, not the text, carries the link.
@@ -445,9 +446,25 @@ fn continues(last: &Paragraph, next: &Sentence) -> bool {
     (before.ending() == Ending::Unfinished && !has_structure) || lower
 }
 
+/// Most words in a label that stands for its list's heading ("Design principles:").
+pub const LABEL_WORDS: usize = 4;
+
+/// Whether `p` is a list under a label of its own: one short sentence ending in a colon, then
+/// the list's items.
+fn labelled_list(p: &Paragraph) -> bool {
+    p.own_sentences == 1
+        && p.sentences.len() > 1
+        && p.sentences.first().is_some_and(|s| {
+            s.ending() == Ending::LeadIn && s.text.split_whitespace().count() <= LABEL_WORDS
+        })
+}
+
 fn finish_section(doc: &mut Document, mut section: Section) {
     if section.heading.is_none() && section.paragraphs.is_empty() {
         return;
+    }
+    for p in &mut section.paragraphs {
+        p.list |= labelled_list(p);
     }
     if let Some(last) = section.paragraphs.last() {
         let first = section
@@ -588,6 +605,20 @@ mod tests {
         for s in doc.sentences() {
             assert!(s.span.start >= BOM.len_utf8(), "{:?}", s.span);
             assert!(with.get(s.span.range()).is_some());
+        }
+    }
+
+    #[test]
+    fn a_list_under_a_short_label_is_a_list() {
+        // yazl's README: "Design principles:" over its bullets.
+        let src = "yet another zip library for node.\n\nDesign principles:\n\n\
+                   * Don't block the JavaScript thread.\n* Keep memory usage under control.\n\n\
+                   The library reads these files:\n\n* one at a time.\n";
+        for format in [Format::Markdown, Format::Plain] {
+            let doc = parse(src, format);
+            let lists: Vec<bool> = doc.paragraphs().map(|p| p.list).collect();
+            // A sentence that leads into its list stays prose.
+            assert_eq!(lists, vec![false, true, false], "{format:?}");
         }
     }
 

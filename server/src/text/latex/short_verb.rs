@@ -9,8 +9,8 @@
 /// Where each short verbatim character is turned on or off, in document order.
 #[derive(Debug, Default, Clone)]
 pub(super) struct ShortVerbs {
-    /// (byte offset of the declaration, the character, on).
-    events: Vec<(usize, u8, bool)>,
+    /// Per character, (byte offset of a declaration, on), in document order.
+    events: Vec<(u8, Vec<(usize, bool)>)>,
     /// Characters that some declaration mentions, one bit per ASCII byte: a quick test before
     /// the events are searched.
     mentioned: u128,
@@ -27,6 +27,7 @@ impl ShortVerbs {
             out.push(0, b'|', true);
         }
         let b = source.as_bytes();
+        let comments = Comments::new(b);
         let mut i = 0;
         while let Some(at) = source.get(i..).and_then(|s| s.find('\\')) {
             let start = i + at;
@@ -45,7 +46,7 @@ impl ShortVerbs {
             }) else {
                 continue;
             };
-            if commented(b, start) {
+            if comments.holds(start) {
                 continue;
             }
             if let Some(c) = declared_char(b, start + 1 + name.len()) {
@@ -56,9 +57,13 @@ impl ShortVerbs {
     }
 
     fn push(&mut self, at: usize, c: u8, on: bool) {
-        if c.is_ascii() {
-            self.mentioned |= 1 << c;
-            self.events.push((at, c, on));
+        if !c.is_ascii() {
+            return;
+        }
+        self.mentioned |= 1 << c;
+        match self.events.iter_mut().find(|(ch, _)| *ch == c) {
+            Some((_, list)) => list.push((at, on)),
+            None => self.events.push((c, vec![(at, on)])),
         }
     }
 
@@ -67,22 +72,27 @@ impl ShortVerbs {
         if !c.is_ascii() || self.mentioned & (1 << c) == 0 {
             return false;
         }
-        self.events
-            .iter()
-            .rev()
-            .find(|&&(pos, ch, _)| ch == c && pos < at)
-            .is_some_and(|&(_, _, on)| on)
+        // Declarations come in document order: the last one before `at` decides.
+        let Some((_, list)) = self.events.iter().find(|(ch, _)| *ch == c) else {
+            return false;
+        };
+        let before = list.partition_point(|&(pos, _)| pos < at);
+        before
+            .checked_sub(1)
+            .and_then(|k| list.get(k))
+            .is_some_and(|&(_, on)| on)
     }
 }
 
 /// The document class named by `\documentclass[…]{name}` outside comments, if any.
 fn class(source: &str) -> Option<&str> {
     let b = source.as_bytes();
+    let comments = Comments::new(b);
     let mut from = 0;
     while let Some(at) = source.get(from..).and_then(|s| s.find("\\documentclass")) {
         let start = from + at;
         from = start + 1;
-        if commented(b, start) {
+        if comments.holds(start) {
             continue;
         }
         let mut j = skip_blanks(b, start + "\\documentclass".len());
@@ -130,16 +140,41 @@ fn skip_blanks(b: &[u8], mut j: usize) -> usize {
     j
 }
 
-/// Whether byte `at` sits after a `%` that starts a comment on its line.
-pub(super) fn commented(b: &[u8], at: usize) -> bool {
-    let line_start = b[..at]
-        .iter()
-        .rposition(|&c| matches!(c, b'\n' | b'\r'))
-        .map_or(0, |k| k + 1);
-    let line = &b[line_start..at];
-    line.iter()
-        .enumerate()
-        .any(|(k, &c)| c == b'%' && (k == 0 || line[k - 1] != b'\\'))
+/// Where the source's comments are: one pass, so that asking about every declaration of a long
+/// line stays linear.
+pub(super) struct Comments {
+    /// (where a `%` opens a comment, where its line ends), in order.
+    spans: Vec<(usize, usize)>,
+}
+
+impl Comments {
+    pub(super) fn new(b: &[u8]) -> Self {
+        let mut spans = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b'\\' => i += 2,
+                b'%' => {
+                    let end = b[i..]
+                        .iter()
+                        .position(|&c| matches!(c, b'\n' | b'\r'))
+                        .map_or(b.len(), |k| i + k);
+                    spans.push((i, end));
+                    i = end;
+                }
+                _ => i += 1,
+            }
+        }
+        Comments { spans }
+    }
+
+    /// Whether byte `at` sits inside a comment.
+    pub(super) fn holds(&self, at: usize) -> bool {
+        let k = self.spans.partition_point(|&(start, _)| start < at);
+        k.checked_sub(1)
+            .and_then(|k| self.spans.get(k))
+            .is_some_and(|&(_, end)| at < end)
+    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 /// count for nothing.
 pub(super) fn user_envs(source: &str) -> HashMap<String, String> {
     let b = source.as_bytes();
+    let comments = super::short_verb::Comments::new(b);
     let mut out = HashMap::new();
     let mut i = 0;
     while let Some(at) = source.get(i..).and_then(|s| s.find('\\')) {
@@ -31,7 +32,7 @@ pub(super) fn user_envs(source: &str) -> HashMap<String, String> {
         else {
             continue;
         };
-        if super::short_verb::commented(b, start) {
+        if comments.holds(start) {
             continue;
         }
         let mut j = skip_blanks(b, start + 1 + definer.len());
