@@ -370,6 +370,7 @@ const MORE_POINTERS: &[&str] = &[
     "more information",
     "more details",
     "more detail",
+    "full details",
     "deeper dive",
     "further reading",
     "further details",
