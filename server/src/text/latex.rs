@@ -73,6 +73,7 @@
 //!   kept (`\LaTeX is` reads `LaTeX is`, as its author meant), except after a letter symbol
 //!   such as `\ss` or `\o`, which belongs to its word (`Stra\ss e` reads `Straße`).
 
+mod scan;
 mod short_verb;
 mod user_envs;
 

@@ -6,6 +6,8 @@
 //! and `ltxdoc` documents get `|` without declaring it: their class does. Without this, the
 //! scanner reads `It redefines |\section| and …` as a sentence cut by a heading.
 
+use super::scan::{commands, skip_blanks};
+
 /// Where each short verbatim character is turned on or off, in document order.
 #[derive(Debug, Default, Clone)]
 pub(super) struct ShortVerbs {
@@ -27,30 +29,16 @@ impl ShortVerbs {
             out.push(0, b'|', true);
         }
         let b = source.as_bytes();
-        let comments = Comments::new(b);
-        let mut i = 0;
-        while let Some(at) = source.get(i..).and_then(|s| s.find('\\')) {
-            let start = i + at;
-            i = start + 1;
-            let rest = &b[start + 1..];
-            let Some((name, on)) = [
-                ("MakeShortVerb", true),
-                ("DefineShortVerb", true),
-                ("DeleteShortVerb", false),
-                ("UndefineShortVerb", false),
-            ]
-            .into_iter()
-            .find(|(n, _)| {
-                rest.starts_with(n.as_bytes())
-                    && !rest.get(n.len()).is_some_and(u8::is_ascii_alphabetic)
-            }) else {
-                continue;
-            };
-            if comments.holds(start) {
-                continue;
-            }
-            if let Some(c) = declared_char(b, start + 1 + name.len()) {
-                out.push(start, c, on);
+        const DECLARERS: &[&str] = &[
+            "MakeShortVerb",
+            "DefineShortVerb",
+            "DeleteShortVerb",
+            "UndefineShortVerb",
+        ];
+        for (name, after) in commands(source, DECLARERS) {
+            let on = matches!(name, "MakeShortVerb" | "DefineShortVerb");
+            if let Some(c) = declared_char(b, after) {
+                out.push(after - name.len() - 1, c, on);
             }
         }
         out
@@ -87,26 +75,17 @@ impl ShortVerbs {
 /// The document class named by `\documentclass[…]{name}` outside comments, if any.
 fn class(source: &str) -> Option<&str> {
     let b = source.as_bytes();
-    let comments = Comments::new(b);
-    let mut from = 0;
-    while let Some(at) = source.get(from..).and_then(|s| s.find("\\documentclass")) {
-        let start = from + at;
-        from = start + 1;
-        if comments.holds(start) {
-            continue;
-        }
-        let mut j = skip_blanks(b, start + "\\documentclass".len());
-        if b.get(j) == Some(&b'[') {
-            j += b.get(j..)?.iter().take(400).position(|&c| c == b']')? + 1;
-            j = skip_blanks(b, j);
-        }
-        if b.get(j) != Some(&b'{') {
-            return None;
-        }
-        let len = b.get(j + 1..)?.iter().take(64).position(|&c| c == b'}')?;
-        return source.get(j + 1..j + 1 + len).map(str::trim);
+    let (_, after) = commands(source, &["documentclass"]).next()?;
+    let mut j = skip_blanks(b, after);
+    if b.get(j) == Some(&b'[') {
+        j += b.get(j..)?.iter().take(400).position(|&c| c == b']')? + 1;
+        j = skip_blanks(b, j);
     }
-    None
+    if b.get(j) != Some(&b'{') {
+        return None;
+    }
+    let len = b.get(j + 1..)?.iter().take(64).position(|&c| c == b'}')?;
+    source.get(j + 1..j + 1 + len).map(str::trim)
 }
 
 /// The character a declaration names: `{\|}`, `\|`, `*{\|}`, `[opts]{\|}`, or a bare `|`.
@@ -131,50 +110,6 @@ fn declared_char(b: &[u8], mut j: usize) -> Option<u8> {
         return None;
     }
     (c.is_ascii_punctuation() && !matches!(c, b'\\' | b'{' | b'}' | b'%')).then_some(c)
-}
-
-fn skip_blanks(b: &[u8], mut j: usize) -> usize {
-    while matches!(b.get(j), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        j += 1;
-    }
-    j
-}
-
-/// Where the source's comments are: one pass, so that asking about every declaration of a long
-/// line stays linear.
-pub(super) struct Comments {
-    /// (where a `%` opens a comment, where its line ends), in order.
-    spans: Vec<(usize, usize)>,
-}
-
-impl Comments {
-    pub(super) fn new(b: &[u8]) -> Self {
-        let mut spans = Vec::new();
-        let mut i = 0;
-        while i < b.len() {
-            match b[i] {
-                b'\\' => i += 2,
-                b'%' => {
-                    let end = b[i..]
-                        .iter()
-                        .position(|&c| matches!(c, b'\n' | b'\r'))
-                        .map_or(b.len(), |k| i + k);
-                    spans.push((i, end));
-                    i = end;
-                }
-                _ => i += 1,
-            }
-        }
-        Comments { spans }
-    }
-
-    /// Whether byte `at` sits inside a comment.
-    pub(super) fn holds(&self, at: usize) -> bool {
-        let k = self.spans.partition_point(|&(start, _)| start < at);
-        k.checked_sub(1)
-            .and_then(|k| self.spans.get(k))
-            .is_some_and(|&(_, end)| at < end)
-    }
 }
 
 #[cfg(test)]

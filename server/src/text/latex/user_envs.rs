@@ -5,6 +5,7 @@
 //! many arguments the document gave the environment, the scanner drops them, as it drops a known
 //! environment's.
 
+use super::scan::{commands, skip_blanks};
 use std::collections::HashMap;
 
 /// The argument spec (see `Parser::skip_spec`) of each environment `source` defines with
@@ -13,29 +14,9 @@ use std::collections::HashMap;
 /// count for nothing.
 pub(super) fn user_envs(source: &str) -> HashMap<String, String> {
     let b = source.as_bytes();
-    let comments = super::short_verb::Comments::new(b);
     let mut out = HashMap::new();
-    let mut i = 0;
-    while let Some(at) = source.get(i..).and_then(|s| s.find('\\')) {
-        let start = i + at;
-        i = start + 1;
-        let rest = &source[start + 1..];
-        let Some(definer) = ["newenvironment", "renewenvironment"]
-            .into_iter()
-            .find(|d| {
-                rest.starts_with(d)
-                    && !rest
-                        .as_bytes()
-                        .get(d.len())
-                        .is_some_and(u8::is_ascii_alphabetic)
-            })
-        else {
-            continue;
-        };
-        if comments.holds(start) {
-            continue;
-        }
-        let mut j = skip_blanks(b, start + 1 + definer.len());
+    for (_, after) in commands(source, &["newenvironment", "renewenvironment"]) {
+        let mut j = skip_blanks(b, after);
         if b.get(j) == Some(&b'*') {
             j = skip_blanks(b, j + 1);
         }
@@ -78,19 +59,6 @@ fn bracketed(source: &str, j: usize) -> Option<&str> {
     let inner = source.get(j..)?.strip_prefix('[')?;
     let len = inner.find([']', '\n'])?;
     inner[len..].starts_with(']').then(|| &inner[..len])
-}
-
-fn skip_blanks(b: &[u8], mut j: usize) -> usize {
-    while matches!(b.get(j), Some(b' ' | b'\t' | b'\n' | b'\r' | b'%')) {
-        if b.get(j) == Some(&b'%') {
-            // A comment to the end of the line, as after `\newenvironment{x}[7]%`.
-            while !matches!(b.get(j), Some(b'\n') | None) {
-                j += 1;
-            }
-        }
-        j += 1;
-    }
-    j
 }
 
 #[cfg(test)]
