@@ -23,6 +23,9 @@ pub enum Cue {
     Demonstrative,
     /// Quoted speech: a turn of a dialogue.
     Quotation,
+    /// A pointer on to more about what was just said, anywhere in the sentence ("Watch the talk
+    /// to learn more.").
+    Pointer,
 }
 
 /// An explicit link ([`explicit_link`]): its kind and the words that make it ("However", "In
@@ -148,7 +151,10 @@ impl Cue {
     /// rather than a pronoun, a demonstrative or quoted speech: the writer marks a turn in the
     /// text.
     pub fn is_connective(self) -> bool {
-        !matches!(self, Cue::Personal | Cue::Demonstrative | Cue::Quotation)
+        !matches!(
+            self,
+            Cue::Personal | Cue::Demonstrative | Cue::Quotation | Cue::Pointer
+        )
     }
 }
 
@@ -358,7 +364,7 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
             }
         })
         .map(|(cue, i)| (cue, words[i].to_string()))
-        .or_else(|| points_to_more(sentence).map(|p| (Cue::Addition, p.to_string())))
+        .or_else(|| points_to_more(sentence).map(|p| (Cue::Pointer, p.to_string())))
 }
 
 /// Phrases that send the reader on for more on what was just said, wherever they stand in the
@@ -512,11 +518,11 @@ mod tests {
         // A pointer to more at the end of the sentence: README paragraphs that close a section.
         assert_eq!(
             explicit_link("Watch the PyCon 2019 talk to learn more."),
-            Some((Cue::Addition, "learn more".to_string()))
+            Some((Cue::Pointer, "learn more".to_string()))
         );
         assert_eq!(
             explicit_link("The Twilio blog has a deeper dive to learn more.").map(|(c, _)| c),
-            Some(Cue::Addition)
+            Some(Cue::Pointer)
         );
         assert_eq!(explicit_link("Birds learn moreover to fly."), None);
         // A README's closing pointer (unified).

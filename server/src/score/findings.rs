@@ -666,6 +666,10 @@ fn linked_message(unit: &str, link: &Link, evidence: &str) -> String {
             "This {unit} refers back with ‘{words}’, yet {evidence}. If what ‘{words}’ refers \
              to is not plain, name it; if it is elsewhere, move the {unit} there."
         ),
+        Cue::Pointer => format!(
+            "This {unit} offers more (‘{words}’) on what comes before it, yet {evidence}. If \
+             what it adds to is not plain, name it; if it is elsewhere, move the {unit} there."
+        ),
         _ => format!(
             "This {unit} opens with ‘{words}’, which ties it to the one before it, yet \
              {evidence}. If the link is not plain, spell it out; if the {unit} belongs \
@@ -819,13 +823,21 @@ mod tests {
             ),
             "{connective}"
         );
+        // A pointer to more is quoted where it stands, not as an opening.
+        let more = linked_message("sentence", &link(Cue::Pointer, "learn more"), evidence);
+        assert!(
+            more.starts_with(
+                "This sentence offers more (‘learn more’) on what comes before it, yet"
+            ),
+            "{more}"
+        );
         // A quotation mark is not quoted back.
         let dialogue = linked_message("sentence", &link(Cue::Quotation, "“"), evidence);
         assert!(
             dialogue.starts_with("This sentence opens as if it followed on"),
             "{dialogue}"
         );
-        for m in [pointer, connective, dialogue] {
+        for m in [pointer, connective, dialogue, more] {
             assert!(!m.contains("does not follow"), "{m}");
         }
     }
