@@ -752,26 +752,8 @@ mod tests {
         let doc = parse(latex, Format::Latex);
         assert_eq!(doc.sections[0].paragraphs[0].sentences.len(), 4);
         assert!(doc.sections[0].paragraphs[0].blocks_inside);
-        assert_eq!(
-            reorderable(
-                &doc,
-                Container::Paragraph {
-                    section: 0,
-                    paragraph: 0
-                }
-            ),
-            Err(Kept::NotProse)
-        );
-        assert_eq!(
-            reorderable(
-                &doc,
-                Container::Paragraph {
-                    section: 1,
-                    paragraph: 0
-                }
-            ),
-            Ok(())
-        );
+        assert_eq!(reorderable(&doc, first), Err(Kept::NotProse));
+        assert_eq!(reorderable(&doc, last), Ok(()));
         // Markdown: a sentence after a code block that goes on in lower case joins the paragraph
         // before it; the code block stays between them.
         let md = concat!(
