@@ -344,9 +344,7 @@ fn label_heading(t: &str) -> bool {
         || words.len() > MAX_LABEL_WORDS
         || !heading_shaped(inner)
         || inner.contains(['.', '!', '?', ';', ',', '(', ')', '"', '“', '”'])
-        || !words
-            .iter()
-            .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        || !has_a_word(inner)
     {
         return false;
     }
@@ -368,8 +366,13 @@ fn list_title(t: &str) -> bool {
         && t.starts_with(char::is_uppercase)
         && marker(t).is_none()
         && !t.contains(['.', '!', '?', ';', ':'])
-        && t.split_whitespace()
-            .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        && has_a_word(t)
+}
+
+/// Whether `t` holds a word of at least two letters.
+fn has_a_word(t: &str) -> bool {
+    t.split_whitespace()
+        .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
 }
 
 /// The style and number of an enumerator that opens `t` (`1.`, `2)`, `(3)`), for telling lists
