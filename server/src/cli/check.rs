@@ -240,11 +240,11 @@ pub fn gather(args: &CheckArgs) -> anyhow::Result<CheckReport> {
         }
         result
     };
-    // Tier 1 checks files one after another, in input order: the int8 encoder quantises each
-    // batch's activations with one scale, so a sentence's vector depends on its batch, and the
-    // embedding cache shared by every file keeps the first vector made for a text. Checked in
-    // parallel, a sentence found in two files would take whichever file's vector came first, and
-    // the output would change from run to run. The encoder already uses every core.
+    // Tier 1 checks files one after another, in input order: the embedding cache shared by every
+    // file keeps the first vector made for a text, and a sentence's vector is the same in any
+    // batch only up to float rounding. Checked in parallel, a sentence found in two files would
+    // take whichever file's vector came first, and the output could change from run to run in its
+    // last digits. The encoder already uses every core.
     let files: Vec<FileResult> = if scorer.tier() == 0 {
         inputs.par_iter().map(one).collect()
     } else {

@@ -489,10 +489,11 @@ fn prose_inputs(
 }
 
 /// `work` on each of `n` documents with `scorer`, the results in document order: in parallel for
-/// a built-in scorer, one document after another for a model scorer. The int8 encoder quantises
-/// each batch with a scale of its own and the embedding cache is shared, so a sentence's vector
-/// depends on which batch embedded it first; in parallel, the figures moved from run to run (a
-/// finding or two at `high` on the dev part). The encoder uses every core either way.
+/// a built-in scorer, one document after another for a model scorer. The embedding cache is
+/// shared and a sentence's vector is the same in any batch only up to float rounding, so in
+/// parallel the vector a sentence shared by two documents keeps would depend on which document
+/// came first; one after another the figures are the same on every run. The encoder uses every
+/// core either way.
 fn per_document<T: Send>(
     n: usize,
     scorer: &dyn Scorer,

@@ -50,9 +50,11 @@ pub struct Stream {
     /// The format of a `text` without a `format`.
     pub language: Format,
     /// The sentence encoder of the tier-1 scorers, when they run. Documents are then scored one
-    /// after another, the encoder's cache emptied before each: the int8 encoder's vectors depend
-    /// on the other sentences of their batch, so each document is embedded in batches of its own
-    /// sentences only, and its result is the same however the input is split or ordered.
+    /// after another, the encoder's cache emptied before each, so each document is embedded in
+    /// batches of its own sentences only: a sentence's vector is the same in any batch up to float
+    /// rounding (the int8 copy quantises each token on its own scale), and this way not even the
+    /// rounding depends on the other documents, so a result is the same bit for bit however the
+    /// input is split or ordered.
     pub encoder: Option<Arc<Encoder>>,
 }
 

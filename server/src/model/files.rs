@@ -62,10 +62,11 @@ pub const MINILM: ModelSpec = ModelSpec {
 /// The weights a model runs with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Precision {
-    /// The int8 copies `models/install` makes of the sentence encoder and the flow judge (dynamic
-    /// quantisation, weights per channel) where they are installed and the session runs on the
-    /// CPU; the float32 exports otherwise. About half the CPU time per sentence
-    /// (docs/performance.md). The paragraph reader runs in float32.
+    /// The int8 copies `models/install` makes of the sentence encoder and the flow judge (weights
+    /// per column, activations quantised per token at run time, so a result does not depend on
+    /// the batch) where they are installed and the session runs on the CPU; the float32 exports
+    /// otherwise. About two thirds of the CPU time per sentence (docs/performance.md). The
+    /// paragraph reader runs in float32.
     #[default]
     Auto,
     /// Always the float32 export.
