@@ -781,7 +781,7 @@ fn transitions(
                 disabled: *disabled,
                 skip: None,
                 intrusion: intrusion.and_then(|v| v.get(b).copied().flatten()),
-                link: units.get(b).and_then(|u| unit_link(u)),
+                link: units.get(b).and_then(|u| unit_link(units.get(a), u)),
                 novelty: novelty.get(b).copied().flatten(),
             })
         })

@@ -65,7 +65,7 @@ pub enum Precision {
     /// The int8 copies `models/install` makes of the sentence encoder and the flow judge (weights
     /// per column, activations quantised per token at run time, so a result does not depend on
     /// the batch) where they are installed and the session runs on the CPU; the float32 exports
-    /// otherwise. About two thirds of the CPU time per sentence (docs/performance.md). The
+    /// otherwise. About 70 % of the CPU time per sentence (docs/performance.md). The
     /// paragraph reader runs in float32.
     #[default]
     Auto,

@@ -8,7 +8,7 @@
 //! set of its own.
 
 use super::back_matter::back_matter_sections;
-use super::cues::{explicit_link, Link};
+use super::cues::{asks, explicit_link, Cue, Link};
 use super::novelty::novelty;
 use super::{Level, Reason, Scorer, Unit};
 use crate::text::{Document, Ending, Span};
@@ -224,11 +224,19 @@ pub fn adjacent(
         .collect()
 }
 
-/// The explicit link with which a unit opens (its first sentence's), if any.
-pub fn unit_link(unit: &Unit<'_>) -> Option<Link> {
+/// The explicit link with which a unit opens (its first sentence's), if any; else, when the unit
+/// before it (`before`) ends with a question ([`asks`]), the link of an answer to it.
+pub fn unit_link(before: Option<&Unit<'_>>, unit: &Unit<'_>) -> Option<Link> {
     unit.first()
         .and_then(|s| explicit_link(s))
         .map(|(cue, words)| Link { cue, words })
+        .or_else(|| {
+            before?.last().filter(|s| asks(s))?;
+            Some(Link {
+                cue: Cue::Answer,
+                words: "?".to_string(),
+            })
+        })
 }
 
 /// The sentence transitions Segue judges, as pairs of indices into `refs` (from
@@ -385,7 +393,7 @@ fn scored(
             disabled: refs[b].1,
             skip: None,
             intrusion: intrusion.as_ref().and_then(|v| v.get(b).copied().flatten()),
-            link: units.get(b).and_then(|u| unit_link(u)),
+            link: units.get(b).and_then(|u| unit_link(units.get(a), u)),
             novelty: novelty.get(b).copied().flatten(),
         })
         .collect();
@@ -507,6 +515,29 @@ mod tests {
         let a = analyze(&doc, &Lexical::plain());
         assert_eq!(a.sentences.len(), 1);
         assert!(a.sentences[0].link.is_some());
+    }
+
+    #[test]
+    fn an_answer_to_the_question_before_it_is_linked() {
+        // flask-design.rst: a rhetorical question and the sentence that takes it up, then a
+        // sentence after a statement, which is not.
+        let src = "Why does Flask not register views itself? Why should a framework guess? \
+                   Import order matters to Python. Extensions are rare.\n";
+        let doc = parse(src, Format::Plain);
+        let a = analyze(&doc, &Lexical::plain());
+        let cues: Vec<Option<Cue>> = a
+            .sentences
+            .iter()
+            .map(|t| t.link.as_ref().map(|l| l.cue))
+            .collect();
+        assert_eq!(cues, vec![Some(Cue::Answer), Some(Cue::Answer), None]);
+        // An opening link of the answer's own is kept.
+        let src = "Is it fast? However, it is small.\n";
+        let a = analyze(&parse(src, Format::Plain), &Lexical::plain());
+        assert_eq!(
+            a.sentences[0].link.as_ref().map(|l| l.cue),
+            Some(Cue::Contrast)
+        );
     }
 
     #[test]

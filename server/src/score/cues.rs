@@ -26,6 +26,9 @@ pub enum Cue {
     /// A pointer on to more about what was just said, anywhere in the sentence ("Watch the talk
     /// to learn more.").
     Pointer,
+    /// An answer: the unit before ends with a question ([`asks`]), which this one takes up
+    /// ("Why not make it configurable? Because …", "Is Debian free? Yes.").
+    Answer,
 }
 
 /// An explicit link ([`explicit_link`]): its kind and the words that make it ("However", "In
@@ -34,7 +37,8 @@ pub enum Cue {
 pub struct Link {
     /// The kind of link.
     pub cue: Cue,
-    /// The words of the sentence that make it, as written.
+    /// The words of the sentence that make it, as written (for an [`Cue::Answer`], the question
+    /// mark of the sentence before).
     pub words: String,
 }
 
@@ -394,6 +398,20 @@ fn points_to_more(sentence: &str) -> Option<&'static str> {
     })
 }
 
+/// Characters that may close a sentence after its question mark: quotes, brackets and the
+/// emphasis marks of Markdown and reStructuredText (`**Why not?**`, "“Who is it?”").
+const CLOSERS: &[char] = &['"', '”', '’', '\'', '»', '›', ')', ']', '}', '*', '_', '`'];
+
+/// Whether `sentence` asks a question: it ends with a question mark, before any closing quotes,
+/// brackets or emphasis marks. The unit after such a sentence answers it or takes it up, which
+/// links the two as surely as an opening "However" would.
+pub fn asks(sentence: &str) -> bool {
+    sentence
+        .trim_end()
+        .trim_end_matches(CLOSERS)
+        .ends_with(['?', '？'])
+}
+
 /// The opening bracket of a sentence that stands wholly in parentheses or brackets ("(White space
 /// is ignored between the entries.)"): a remark on what was just said, not a step of its own.
 fn parenthetical(sentence: &str) -> Option<char> {
@@ -413,6 +431,22 @@ fn parenthetical(sentence: &str) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_is_asked_before_closing_quotes_and_emphasis() {
+        // From the corpus: flask-design.rst, alice-in-wonderland.txt, debian-faq.txt.
+        assert!(asks("Why shouldn't it?"));
+        assert!(asks("\u{201c}Did you say pig, or fig?\u{201d}"));
+        assert!(!asks(
+            "\u{201c}Did you say pig, or fig?\u{201d} said the Cat."
+        ));
+        assert!(asks("**Is Debian free software?**"));
+        assert!(asks("(Or does it?)"));
+        assert!(asks("Who is it? "));
+        assert!(!asks("The question is why it matters."));
+        assert!(!asks("Is it? No."));
+        assert!(!asks("See `?` for help."));
+    }
 
     #[test]
     fn finds_the_longest_opening_phrase() {

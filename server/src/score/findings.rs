@@ -653,6 +653,12 @@ fn apart(
 /// The message on a unit out of place that leans on what comes before it with `link`: a
 /// pointer or pronoun is quoted as what refers back, a connective as what ties it on.
 fn linked_message(unit: &str, link: &Link, evidence: &str) -> String {
+    if link.cue == Cue::Answer {
+        return format!(
+            "This {unit} follows a question, where an answer would stand, yet {evidence}. If it \
+             answers the question, make that plain; if it belongs elsewhere, move it there."
+        );
+    }
     let words = link.words.trim();
     if !words.chars().any(char::is_alphabetic) {
         // A quotation mark or a bracket: a turn of dialogue, a remark in parentheses.
@@ -837,7 +843,14 @@ mod tests {
             dialogue.starts_with("This sentence opens as if it followed on"),
             "{dialogue}"
         );
-        for m in [pointer, connective, dialogue, more] {
+        // An answer says what it answers, not what it opens with.
+        let answer = linked_message("sentence", &link(Cue::Answer, "?"), evidence);
+        assert!(
+            answer
+                .starts_with("This sentence follows a question, where an answer would stand, yet"),
+            "{answer}"
+        );
+        for m in [pointer, connective, dialogue, more, answer] {
             assert!(!m.contains("does not follow"), "{m}");
         }
     }
