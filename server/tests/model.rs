@@ -136,19 +136,16 @@ fn rust_embeddings_match_python_onnxruntime() {
     }
 }
 
-/// The int8 copy `models/install` makes (what CPU sessions load by default) keeps every reference
-/// sentence's direction: cosine with Python's float32 vector at least 0.95 (0.99 on average over
-/// prose; docs/evaluation.md has what it does to the scores).
-#[test]
-fn the_int8_copy_stays_close_to_the_float32_reference() {
-    need_model!();
+/// The encoder on the int8 copy `models/install` makes (what CPU sessions load by default), or
+/// `None` with a printed reason when it is absent.
+fn int8_encoder() -> Option<Encoder> {
     let int8 = models_dir().join("onnx/minilm/model.int8.onnx");
     if !int8.is_file() {
         eprintln!(
             "skipping: {} is absent (run models/install)",
             int8.display()
         );
-        return;
+        return None;
     }
     let options = ModelOptions {
         precision: Precision::Auto,
@@ -156,6 +153,18 @@ fn the_int8_copy_stays_close_to_the_float32_reference() {
     };
     let enc = Encoder::load(&MINILM, &options).expect("the int8 copy loads");
     assert_eq!(enc.info().model_path, int8);
+    Some(enc)
+}
+
+/// The int8 copy `models/install` makes (what CPU sessions load by default) keeps every reference
+/// sentence's direction: cosine with Python's float32 vector at least 0.98 (0.997 on average over
+/// prose; docs/evaluation.md has what it does to the scores).
+#[test]
+fn the_int8_copy_stays_close_to_the_float32_reference() {
+    need_model!();
+    let Some(enc) = int8_encoder() else {
+        return;
+    };
     let r = reference();
     let texts: Vec<&str> = r.sentences.iter().map(|s| s.text.as_str()).collect();
     let before = segue::model::encoder::sentences_encoded();
@@ -183,20 +192,9 @@ fn the_int8_copy_stays_close_to_the_float32_reference() {
 #[test]
 fn a_sentences_vector_does_not_depend_on_its_batch() {
     need_model!();
-    let int8 = models_dir().join("onnx/minilm/model.int8.onnx");
-    if !int8.is_file() {
-        eprintln!(
-            "skipping: {} is absent (run models/install)",
-            int8.display()
-        );
+    let Some(enc) = int8_encoder() else {
         return;
-    }
-    let options = ModelOptions {
-        precision: Precision::Auto,
-        ..cpu_options()
     };
-    let enc = Encoder::load(&MINILM, &options).expect("the int8 copy loads");
-    assert_eq!(enc.info().model_path, int8);
     let r = reference();
     let texts: Vec<&str> = r.sentences.iter().map(|s| s.text.as_str()).collect();
     assert!(
