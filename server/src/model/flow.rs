@@ -10,8 +10,9 @@
 //! `models/train/ordering/reader/flow.py`), and quantises it to `onnx/flow/model.int8.onnx`, which
 //! CPU sessions load as they do the encoder's ([`super::Precision`]: the same dev AUC in under a
 //! third of the size and about three quarters of the time; each token is quantised on its own
-//! scale, so an order's logit does not depend on the orders batched with it). The candidate orders of one container are read
-//! in one batch. Results are cached per order (bounded, keyed by the normalised texts in order).
+//! scale, so an order's logit does not depend on the orders batched with it). The candidate
+//! orders of one container are read in one batch. Results are cached per order (bounded, keyed by
+//! the normalised texts in order).
 
 use super::cache::{normalise, EmbeddingCache};
 use super::files::{locate_models_dir, weights_path};
