@@ -137,12 +137,7 @@ impl StaticVectors {
         if !scales.iter().all(|s| s.is_finite()) {
             return Err(StaticVectorsError::Table("a scale is not finite"));
         }
-        let tokenizer = bert_tokenizer(vocabulary)?;
-        if tokenizer.get_vocab_size(true) != tokens {
-            return Err(StaticVectorsError::Tokenizer(
-                "its vocabulary is not the table's".into(),
-            ));
-        }
+        let tokenizer = bert_tokenizer(vocabulary, tokens)?;
         Ok(StaticVectors {
             tokenizer,
             dim,
@@ -206,10 +201,19 @@ impl StaticVectors {
 /// The encoder's tokenizer, built as its `tokenizer.json` describes it (BERT's normaliser:
 /// text cleaned, Chinese characters spaced, lower-cased, accents stripped; BERT's pre-tokenizer;
 /// WordPiece with `##` continuations and words over 100 characters unknown), without reading
-/// the JSON: the vocabulary alone loads in a few milliseconds.
-fn bert_tokenizer(vocabulary: &[u8]) -> Result<Tokenizer, StaticVectorsError> {
+/// the JSON: the vocabulary alone loads in a few milliseconds. An error unless the vocabulary has
+/// exactly `tokens` entries (the table's rows), the special tokens among them.
+fn bert_tokenizer(vocabulary: &[u8], tokens: usize) -> Result<Tokenizer, StaticVectorsError> {
     let error = |e: tokenizers::Error| StaticVectorsError::Tokenizer(e.to_string());
     let vocab = WordPiece::read_bytes(vocabulary).map_err(error)?;
+    // The table has a row for every token the tokenizer can give: the vocabulary's, the special
+    // tokens among them. (Checked here, on the vocabulary as read: the tokenizer's own count
+    // copies the whole vocabulary, which cost a tenth of a 10,000-word check.)
+    if vocab.len() != tokens || !SPECIAL_TOKENS.iter().all(|t| vocab.contains_key(*t)) {
+        return Err(StaticVectorsError::Tokenizer(
+            "its vocabulary is not the table's".into(),
+        ));
+    }
     let model = WordPiece::builder()
         .vocab(vocab)
         .unk_token("[UNK]".into())
@@ -342,5 +346,8 @@ mod tests {
         assert!(StaticVectors::parse(b"SEGUESV1", VOCABULARY).is_err());
         assert!(StaticVectors::parse(&TABLE[..TABLE.len() - 1], VOCABULARY).is_err());
         assert!(StaticVectors::parse(TABLE, b"[PAD]\n[UNK]\n").is_err());
+        // As many tokens as the table has rows, but a special token missing.
+        let renamed = String::from_utf8_lossy(VOCABULARY).replace("[MASK]", "[MASX]");
+        assert!(StaticVectors::parse(TABLE, renamed.as_bytes()).is_err());
     }
 }
