@@ -400,7 +400,7 @@ fn enum_style(t: &str) -> Option<(u8, u32)> {
 /// What opens a list item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Marker {
-    /// `-`, `*`, `•`: anywhere.
+    /// `-`, `*`, `•`, `>`: anywhere.
     Bullet,
     /// `1.`, `(a)`, `o`: only where a list may start.
     Enumerator,
@@ -413,6 +413,9 @@ fn marker(t: &str) -> Option<(Marker, usize)> {
     let (_, c) = chars.next()?;
     let (kind, len) = match c {
         '-' | '*' | '•' | '‣' | '◦' | '▪' | '–' => (Marker::Bullet, c.len_utf8()),
+        // A quoted line (`> ` as mail quotes it) or an exercise (`>> `, as the Emacs tutorial
+        // marks what the reader should try): set apart from the running prose, as an item is.
+        '>' => (Marker::Bullet, t.bytes().take_while(|&b| b == b'>').count()),
         'o' => (Marker::Enumerator, 1),
         '(' => {
             let body = t.get(1..)?;
@@ -912,6 +915,37 @@ mod tests {
             headings(src),
             vec![("NAME".to_string(), 1), ("DESCRIPTION".to_string(), 1)]
         );
+    }
+
+    #[test]
+    fn exercises_and_quoted_lines_are_set_apart_from_the_prose() {
+        // The Emacs tutorial marks what the reader should try with `>>`; mail quotes with `>`.
+        let src = "Use C-a and C-e to move to the start and end of a line.\n\n\
+                   >> Try a couple of C-a's, and then a couple of C-e's.\n   \
+                   Try a couple of M-a's, and then a couple of M-e's.\n\n\
+                   See how repeated C-a's do nothing.\n\n\
+                   > I wrote this last week.\n> It still holds.\n\n\
+                   I agree with it.\n\n>\n";
+        let d = doc(src);
+        let paras: Vec<_> = d.paragraphs().collect();
+        // Each attaches to the paragraph before it, as a list does: not its running prose.
+        let own: Vec<(usize, usize)> = paras
+            .iter()
+            .map(|p| (p.own_sentences, p.sentences.len()))
+            .collect();
+        assert_eq!(own, [(1, 3), (1, 3), (1, 1)], "{paras:#?}");
+        let exercise: Vec<&str> = paras[0].sentences[1..]
+            .iter()
+            .map(|s| s.text.as_str())
+            .collect();
+        assert_eq!(
+            exercise,
+            [
+                "Try a couple of C-a's, and then a couple of C-e's.",
+                "Try a couple of M-a's, and then a couple of M-e's."
+            ]
+        );
+        assert_eq!(paras[1].sentences[2].text, "It still holds.");
     }
 
     #[test]
