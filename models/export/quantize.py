@@ -13,7 +13,7 @@ Usage: quantize.py SRC.onnx DST.onnx
 
 Per-token scales are what make the copy batch-independent: onnxruntime's dynamic quantiser
 (`quantize_dynamic`) uses one scale per tensor, so a sentence's vector depended on the other
-sentences of its batch and on their padding (up to 0.05 in the cosine of two adjacent sentences).
+sentences of its batch and on their padding (up to 0.04 in the cosine of two adjacent sentences).
 Here a token's scale depends on that token's values alone; a sentence embedded alone and in any
 batch gets the same vector up to float rounding (`server/tests/model.rs`,
 `a_sentences_vector_does_not_depend_on_its_batch`).

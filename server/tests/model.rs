@@ -188,7 +188,7 @@ fn the_int8_copy_stays_close_to_the_float32_reference() {
 /// vector does not depend on the sentences it is batched with or on their padding: the editor,
 /// which embeds only the sentences an edit changed, gets the vectors `segue check` gets for the
 /// whole file. (A copy with one scale per batch moved the cosine of two adjacent sentences by up
-/// to 0.05.)
+/// to 0.04.)
 #[test]
 fn a_sentences_vector_does_not_depend_on_its_batch() {
     need_model!();
