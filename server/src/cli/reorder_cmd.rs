@@ -12,6 +12,27 @@ use anyhow::{bail, Context};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// Characters of each unit shown when `segue reorder` lists a proposed order.
+const PREVIEW_CHARS: usize = 70;
+
+/// How a unit is shown in a proposed order: its opening words across its line breaks (a sentence
+/// that starts at the end of a line, "… move up.  C-k", is not shown as its first line's stub),
+/// at most [`PREVIEW_CHARS`] characters, with "…" when there is more.
+fn preview(text: &str) -> String {
+    let flat = text
+        .split_whitespace()
+        .take(PREVIEW_CHARS)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut shown: String = flat.chars().take(PREVIEW_CHARS).collect();
+    if flat.chars().count() > PREVIEW_CHARS || text.split_whitespace().nth(PREVIEW_CHARS).is_some()
+    {
+        shown.truncate(shown.trim_end().len());
+        shown.push('…');
+    }
+    shown
+}
+
 /// Arguments of `segue reorder`.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("scope").args(["section", "paragraph"])))]
@@ -242,16 +263,10 @@ fn run_with(args: ReorderArgs, before_check: &mut dyn FnMut()) -> anyhow::Result
             for (slot, &unit) in p.order.iter().enumerate() {
                 let span = p.spans[unit];
                 let pos = index.position(source, span.start);
-                let first_line = span.slice(source).lines().next().unwrap_or("");
-                let preview: String = first_line.chars().take(70).collect();
-                let ellipsis = if first_line.chars().count() > 70 {
-                    "…"
-                } else {
-                    ""
-                };
+                let preview = preview(span.slice(source));
                 writeln!(
                     out,
-                    "  {:>2}. (line {:>4}) {preview}{ellipsis}",
+                    "  {:>2}. (line {:>4}) {preview}",
                     slot + 1,
                     pos.line + 1
                 )?;
@@ -314,6 +329,20 @@ fn verify_permutation(before: &str, after: &str, p: &Proposal) -> anyhow::Result
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_unit_is_previewed_by_its_opening_words_across_line_breaks() {
+        use super::preview;
+        // emacs-tutorial.txt: the sentence starts at the end of a line.
+        assert_eq!(
+            preview("C-k\ntreats a numeric argument specially: it kills that many lines AND\ntheir contents."),
+            "C-k treats a numeric argument specially: it kills that many lines AND…"
+        );
+        assert_eq!(
+            preview("This is not mere repetition."),
+            "This is not mere repetition."
+        );
+        assert_eq!(preview(&"é".repeat(80)), format!("{}…", "é".repeat(70)));
+    }
 
     #[test]
     fn a_rewrite_names_what_it_reordered() {
