@@ -35,6 +35,7 @@ pub mod tier1;
 pub mod tokens;
 pub mod verdict;
 mod vocabulary;
+pub mod wordpiece;
 
 use std::collections::BTreeMap;
 use std::ops::Range;

@@ -2,22 +2,20 @@
 //! token of the encoder's vocabulary has one vector, the encoder's embedding of the token alone,
 //! centred and weighted by how rare the token is in edited prose (smooth inverse frequency); a
 //! sentence's vector is the sum of its tokens' vectors, a paragraph's the sum of its sentences'.
-//! No model runs: the table and the tokenizer are compiled in (`models/tier0/static-vectors.bin`,
-//! built by `models/train/static_vectors.py`, with the encoder's vocabulary
-//! `models/tier0/vocab.txt`; `models/tier0/README.md`).
+//! No model runs: the table and the encoder's vocabulary are compiled in
+//! (`models/tier0/static-vectors.bin`, built by `models/train/static_vectors.py`, and
+//! `models/tier0/vocab.txt`; `models/tier0/README.md`), and [`super::wordpiece`] tokenizes as the
+//! encoder does.
 //!
 //! The `tier0` scorer gives these vectors to its intrusion model ([`super::intrusion::Model::Static`]):
 //! whether a unit's meaning is foreign to the text around it, which word overlap alone cannot
 //! tell.
 
+use super::wordpiece::{VocabularyError, WordPiece};
 use super::Unit;
 use crate::text::memo::Memo;
 use std::sync::{Arc, OnceLock};
 use thiserror::Error;
-use tokenizers::models::wordpiece::WordPiece;
-use tokenizers::normalizers::bert::BertNormalizer;
-use tokenizers::pre_tokenizers::bert::BertPreTokenizer;
-use tokenizers::{AddedToken, Tokenizer};
 
 /// The table: `SEGUESV4`, the vocabulary size and the dimension (u32, little-endian), one f32
 /// scale per token, then each token's row as 4-bit integers in [-7, 7], two per byte (the even
@@ -27,9 +25,6 @@ const TABLE: &[u8] = include_bytes!("../../models/tier0/static-vectors.bin");
 /// The encoder's WordPiece vocabulary, one token per line in id order (all-MiniLM-L6-v2's, which
 /// is BERT's uncased one).
 const VOCABULARY: &[u8] = include_bytes!("../../models/tier0/vocab.txt");
-
-/// The tokens that the encoder's tokenizer never splits (they get zero rows in the table).
-const SPECIAL_TOKENS: [&str; 5] = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"];
 
 const MAGIC: &[u8; 8] = b"SEGUESV4";
 const HEADER: usize = 16;
@@ -78,12 +73,20 @@ pub enum StaticVectorsError {
     Table(&'static str),
     /// The tokenizer does not load or does not match the table.
     #[error("the static-vector tokenizer is unusable: {0}")]
-    Tokenizer(String),
+    Tokenizer(#[from] VocabularyError),
+    /// The vocabulary has a different number of tokens from the table.
+    #[error("the static-vector vocabulary has {vocabulary} tokens and the table {table} rows")]
+    Mismatch {
+        /// Tokens in the vocabulary.
+        vocabulary: usize,
+        /// Rows in the table.
+        table: usize,
+    },
 }
 
 /// The table of token vectors with its tokenizer.
 pub struct StaticVectors {
-    tokenizer: Tokenizer,
+    tokenizer: WordPiece,
     dim: usize,
     scales: Vec<f32>,
     packed: &'static [u8],
@@ -109,7 +112,10 @@ impl StaticVectors {
     }
 
     /// A table from its bytes and the vocabulary (one token per line, in id order).
-    pub fn parse(table: &'static [u8], vocabulary: &[u8]) -> Result<Self, StaticVectorsError> {
+    pub fn parse(
+        table: &'static [u8],
+        vocabulary: &'static [u8],
+    ) -> Result<Self, StaticVectorsError> {
         let word = |at: usize| -> Result<usize, StaticVectorsError> {
             let bytes: [u8; 4] = table
                 .get(at..at + 4)
@@ -137,7 +143,15 @@ impl StaticVectors {
         if !scales.iter().all(|s| s.is_finite()) {
             return Err(StaticVectorsError::Table("a scale is not finite"));
         }
-        let tokenizer = bert_tokenizer(vocabulary, tokens)?;
+        // The table has a row for every token the tokenizer can give, the special tokens among
+        // them (zero rows).
+        let tokenizer = WordPiece::new(vocabulary)?;
+        if tokenizer.len() != tokens {
+            return Err(StaticVectorsError::Mismatch {
+                vocabulary: tokenizer.len(),
+                table: tokens,
+            });
+        }
         Ok(StaticVectors {
             tokenizer,
             dim,
@@ -153,7 +167,7 @@ impl StaticVectors {
     }
 
     /// The vector of one sentence: the sum of its tokens' rows (zero for a sentence without
-    /// tokens, or one the tokenizer rejects).
+    /// tokens).
     pub fn sentence(&self, text: &str) -> Vec<f32> {
         let mut sum = vec![0.0f32; self.dim];
         self.packed_sentence(text).add_to(&mut sum);
@@ -173,11 +187,8 @@ impl StaticVectors {
     fn packed_sentence(&self, text: &str) -> Arc<Packed> {
         self.sentences.get_or(text, |text| {
             let mut sum = vec![0.0f32; self.dim];
-            if let Ok(encoding) = self.tokenizer.encode(text, false) {
-                for &id in encoding.get_ids() {
-                    self.add_row(id as usize, &mut sum);
-                }
-            }
+            self.tokenizer
+                .each_id(text, |id| self.add_row(id as usize, &mut sum));
             Arc::new(Packed::new(&sum))
         })
     }
@@ -196,40 +207,6 @@ impl StaticVectors {
             pair[1] += scale * f32::from(nibble(byte >> 4));
         }
     }
-}
-
-/// The encoder's tokenizer, built as its `tokenizer.json` describes it (BERT's normaliser:
-/// text cleaned, Chinese characters spaced, lower-cased, accents stripped; BERT's pre-tokenizer;
-/// WordPiece with `##` continuations and words over 100 characters unknown), without reading
-/// the JSON: the vocabulary alone loads in a few milliseconds. An error unless the vocabulary has
-/// exactly `tokens` entries (the table's rows), the special tokens among them.
-fn bert_tokenizer(vocabulary: &[u8], tokens: usize) -> Result<Tokenizer, StaticVectorsError> {
-    let error = |e: tokenizers::Error| StaticVectorsError::Tokenizer(e.to_string());
-    let vocab = WordPiece::read_bytes(vocabulary).map_err(error)?;
-    // The table has a row for every token the tokenizer can give: the vocabulary's, the special
-    // tokens among them. (Checked here, on the vocabulary as read: the tokenizer's own count
-    // copies the whole vocabulary, which cost a tenth of a 10,000-word check.)
-    if vocab.len() != tokens || !SPECIAL_TOKENS.iter().all(|t| vocab.contains_key(*t)) {
-        return Err(StaticVectorsError::Tokenizer(
-            "its vocabulary is not the table's".into(),
-        ));
-    }
-    let model = WordPiece::builder()
-        .vocab(vocab)
-        .unk_token("[UNK]".into())
-        .continuing_subword_prefix("##".into())
-        .max_input_chars_per_word(100)
-        .build()
-        .map_err(error)?;
-    let mut tokenizer = Tokenizer::new(model);
-    tokenizer.with_normalizer(Some(BertNormalizer::new(true, true, None, true)));
-    tokenizer.with_pre_tokenizer(Some(BertPreTokenizer));
-    let special: Vec<AddedToken> = SPECIAL_TOKENS
-        .iter()
-        .map(|t| AddedToken::from(*t, true))
-        .collect();
-    tokenizer.add_special_tokens(&special);
-    Ok(tokenizer)
 }
 
 /// A 4-bit two's-complement value.
@@ -290,9 +267,8 @@ mod tests {
             "See [CLS] and 東京 — a\u{a0}non-breaking\tspace, x²+y², naïve\u{200b}zero-width; {}",
             "a".repeat(120)
         );
-        let ids = t.tokenizer.encode(text, false).expect("encodes");
         assert_eq!(
-            ids.get_ids(),
+            t.tokenizer.ids(&text),
             [
                 2156, 101, 1998, 1879, 1755, 1517, 1037, 2512, 1011, 4911, 2686, 1010, 1060, 10701,
                 1009, 1061, 10701, 1010, 15743, 6290, 2080, 1011, 9381, 1025, 100
@@ -348,6 +324,7 @@ mod tests {
         assert!(StaticVectors::parse(TABLE, b"[PAD]\n[UNK]\n").is_err());
         // As many tokens as the table has rows, but a special token missing.
         let renamed = String::from_utf8_lossy(VOCABULARY).replace("[MASK]", "[MASX]");
-        assert!(StaticVectors::parse(TABLE, renamed.as_bytes()).is_err());
+        let renamed: &'static [u8] = Box::leak(renamed.into_bytes().into_boxed_slice());
+        assert!(StaticVectors::parse(TABLE, renamed).is_err());
     }
 }
