@@ -21,6 +21,7 @@
 use super::logistic::{sigmoid, Logistic};
 use super::Level;
 use crate::config::Sensitivity;
+use rayon::prelude::*;
 use serde::Deserialize;
 use std::sync::OnceLock;
 
@@ -64,6 +65,11 @@ pub const WINDOW: usize = 3;
 /// Every score the window features use is between units at most this far apart (besides the
 /// adjacent transitions whose median and spread they read).
 pub const REACH: usize = 2 * WINDOW;
+
+/// Units per block of the per-unit passes ([`Prepared::each`]): blocks run in parallel, each
+/// sliding its own window sum from its first unit. Fixed, so that a result does not depend on the
+/// number of threads.
+const BLOCK: usize = 256;
 
 /// One unit's features.
 pub type Features = [f64; FEATURES.len()];
@@ -240,13 +246,16 @@ impl LevelModel {
 /// The window features of units 1 … n − 2 of `n` units, from `score(a, b)` for a < b at most
 /// [`REACH`] apart (the cosine, or the transition from a to b); `None` for the two end units and
 /// for all units of documents of fewer than three.
-fn window_core(n: usize, score: impl Fn(usize, usize) -> f64) -> Vec<Option<WindowFeatures>> {
-    let mut out = vec![None; n];
+fn window_core(
+    n: usize,
+    score: impl Fn(usize, usize) -> f64 + Sync,
+) -> Vec<Option<WindowFeatures>> {
     if n < 3 {
-        return out;
+        return vec![None; n];
     }
     // Every score within reach, computed once.
     let band: Vec<[f64; REACH]> = (0..n)
+        .into_par_iter()
         .map(|i| {
             let mut row = [0.0; REACH];
             for (d, c) in row.iter_mut().enumerate() {
@@ -265,7 +274,10 @@ fn window_core(n: usize, score: impl Fn(usize, usize) -> f64) -> Vec<Option<Wind
     let median = median(&adjacent);
     let deviations: Vec<f64> = adjacent.iter().map(|c| (c - median).abs()).collect();
     let spread = super::analysis::median(&deviations).unwrap_or(0.0) * 1.4826;
-    for (i, slot) in out.iter_mut().enumerate().take(n - 1).skip(1) {
+    let features = |i: usize| -> Option<WindowFeatures> {
+        if i == 0 || i + 1 >= n {
+            return None;
+        }
         let (a, b, skip) = (s(i - 1, i), s(i, i + 1), s(i - 1, i + 1));
         let others: Vec<usize> = (i.saturating_sub(WINDOW)..(i + WINDOW + 1).min(n))
             .filter(|&j| j != i)
@@ -283,7 +295,7 @@ fn window_core(n: usize, score: impl Fn(usize, usize) -> f64) -> Vec<Option<Wind
             among.iter().sum::<f64>() / among.len() as f64
         };
         let (best, worst) = (a.max(b), a.min(b));
-        *slot = Some([
+        Some([
             a,
             b,
             skip,
@@ -297,9 +309,9 @@ fn window_core(n: usize, score: impl Fn(usize, usize) -> f64) -> Vec<Option<Wind
             spread,
             window_mean,
             window_mean - among_mean,
-        ]);
-    }
-    out
+        ])
+    };
+    (0..n).into_par_iter().map(features).collect()
 }
 
 /// A document's unit vectors at unit length (f64, one buffer of `n × dim`), and their sum.
@@ -315,15 +327,21 @@ impl Prepared {
         let n = vectors.len();
         let dim = vectors.first().map_or(0, Vec::len);
         let mut units = vec![0.0; n * dim];
+        units
+            .par_chunks_exact_mut(dim.max(1))
+            .zip(vectors)
+            .for_each(|(row, v)| {
+                for (x, &y) in row.iter_mut().zip(v) {
+                    *x = f64::from(y);
+                }
+                let norm = dot(row, row).sqrt();
+                if norm > 0.0 {
+                    row.iter_mut().for_each(|x| *x /= norm);
+                }
+            });
+        // Summed in document order, so the total does not depend on the threads.
         let mut total = vec![0.0; dim];
-        for (row, v) in units.chunks_exact_mut(dim.max(1)).zip(vectors) {
-            for (x, &y) in row.iter_mut().zip(v) {
-                *x = f64::from(y);
-            }
-            let norm = dot(row, row).sqrt();
-            if norm > 0.0 {
-                row.iter_mut().for_each(|x| *x /= norm);
-            }
+        for row in units.chunks_exact(dim.max(1)) {
             add(&mut total, row, 1.0);
         }
         Prepared {
@@ -342,42 +360,53 @@ impl Prepared {
     /// `each(i, features, rest, window)` for every unit `i` that has features, with `rest` the
     /// sum of the other units and `window` the sum of the units within [`WINDOW`] places of `i`
     /// (without `i`), both at unit length: what the `rest` feature and the vector blocks read.
-    /// Two buffers serve every unit, so a long document costs no allocation per unit.
-    fn each<T>(
+    /// Units are taken in blocks of [`BLOCK`] in parallel; two buffers serve every unit of a
+    /// block, so a long document costs no allocation per unit.
+    fn each<T: Send>(
         &self,
-        mut each: impl FnMut(usize, Features, &[f64], &[f64]) -> T,
+        each: impl Fn(usize, Features, &[f64], &[f64]) -> T + Sync,
     ) -> Vec<Option<T>> {
         let n = self.n;
         let window = window_core(n, |a, b| dot(self.unit(a), self.unit(b)));
-        // The sum of units i − WINDOW ..= i + WINDOW, slid along as i grows.
-        let mut around = vec![0.0; self.dim];
-        for j in 0..n.min(WINDOW + 1) {
-            add(&mut around, self.unit(j), 1.0);
-        }
-        let (mut rest, mut near) = (vec![0.0; self.dim], vec![0.0; self.dim]);
-        let mut out = Vec::with_capacity(n);
-        for (i, w) in window.into_iter().enumerate() {
-            if i > 0 {
-                if i + WINDOW < n {
-                    add(&mut around, self.unit(i + WINDOW), 1.0);
+        let blocks: Vec<Vec<Option<T>>> = window
+            .par_chunks(BLOCK)
+            .enumerate()
+            .map(|(b, block)| {
+                let first = b * BLOCK;
+                // The sum of units i − WINDOW ..= i + WINDOW, from the block's first unit on,
+                // slid along as i grows.
+                let mut around = vec![0.0; self.dim];
+                for j in first.saturating_sub(WINDOW)..(first + WINDOW + 1).min(n) {
+                    add(&mut around, self.unit(j), 1.0);
                 }
-                if let Some(j) = i.checked_sub(WINDOW + 1) {
-                    add(&mut around, self.unit(j), -1.0);
+                let (mut rest, mut near) = (vec![0.0; self.dim], vec![0.0; self.dim]);
+                let mut out = Vec::with_capacity(block.len());
+                for (k, w) in block.iter().enumerate() {
+                    let i = first + k;
+                    if k > 0 {
+                        if i + WINDOW < n {
+                            add(&mut around, self.unit(i + WINDOW), 1.0);
+                        }
+                        if let Some(j) = i.checked_sub(WINDOW + 1) {
+                            add(&mut around, self.unit(j), -1.0);
+                        }
+                    }
+                    let Some(w) = w else {
+                        out.push(None);
+                        continue;
+                    };
+                    let u = self.unit(i);
+                    difference_at_unit_length(&mut rest, &self.total, u);
+                    difference_at_unit_length(&mut near, &around, u);
+                    let mut f = [0.0; FEATURES.len()];
+                    f[..WINDOW_FEATURES].copy_from_slice(w);
+                    f[WINDOW_FEATURES] = dot(u, &rest);
+                    out.push(Some(each(i, f, &rest, &near)));
                 }
-            }
-            let Some(w) = w else {
-                out.push(None);
-                continue;
-            };
-            let u = self.unit(i);
-            difference_at_unit_length(&mut rest, &self.total, u);
-            difference_at_unit_length(&mut near, &around, u);
-            let mut f = [0.0; FEATURES.len()];
-            f[..WINDOW_FEATURES].copy_from_slice(&w);
-            f[WINDOW_FEATURES] = dot(u, &rest);
-            out.push(Some(each(i, f, &rest, &near)));
-        }
-        out
+                out
+            })
+            .collect();
+        blocks.into_iter().flatten().collect()
     }
 
     fn features(&self) -> Vec<Option<Features>> {

@@ -422,8 +422,10 @@ impl Pairwise for Tier0Pairs<'_> {
     }
 
     fn intrusion(&self) -> Option<Vec<Option<f64>>> {
+        use rayon::prelude::*;
         let table = StaticVectors::shipped()?;
         let vectors: Vec<Vec<f32>> = (0..self.parts.len())
+            .into_par_iter()
             .map(|u| table.unit(&self.vocabulary.unit_text(u)))
             .collect();
         super::intrusion::scores_with(super::intrusion::Model::Static, &vectors, self.level)

@@ -215,12 +215,19 @@ fn is_whitespace(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r') || c.is_whitespace()
 }
 
+/// Unicode's "other" categories (control, format, unassigned, private use) but tab and line ends.
 fn is_control(c: char) -> bool {
-    !matches!(c, '\t' | '\n' | '\r') && c.is_other()
+    if c.is_ascii() {
+        // The only ASCII characters in those categories are the C0 controls and DEL.
+        return c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r');
+    }
+    c.is_other()
 }
 
+/// ASCII punctuation (symbols such as `$`, `+` and `^` among it) and Unicode's punctuation.
 fn is_punctuation(c: char) -> bool {
-    c.is_ascii_punctuation() || c.is_punctuation()
+    // Every ASCII character in Unicode's punctuation categories is ASCII punctuation.
+    c.is_ascii_punctuation() || (!c.is_ascii() && c.is_punctuation())
 }
 
 /// The CJK Unified Ideographs blocks (not Hangul, Hiragana or Katakana, which space words).
@@ -323,6 +330,23 @@ mod tests {
             }
         }
         assert!(lines > 1_000, "only {lines} lines read");
+    }
+
+    /// The ASCII shortcuts agree with the Unicode tables on every ASCII character.
+    #[test]
+    fn ascii_shortcuts_agree_with_the_unicode_tables() {
+        for c in (0u8..128).map(char::from) {
+            assert_eq!(
+                is_control(c),
+                !matches!(c, '\t' | '\n' | '\r') && c.is_other(),
+                "{c:?}"
+            );
+            assert_eq!(
+                is_punctuation(c),
+                c.is_ascii_punctuation() || c.is_punctuation(),
+                "{c:?}"
+            );
+        }
     }
 
     #[test]
