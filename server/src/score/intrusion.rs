@@ -71,6 +71,10 @@ pub const REACH: usize = 2 * WINDOW;
 /// number of threads.
 const BLOCK: usize = 256;
 
+/// Fewest units a parallel task of the per-unit passes takes: a document shorter than this runs
+/// on the calling thread (waking the pool costs more than it saves).
+const PARALLEL_UNITS: usize = 1024;
+
 /// One unit's features.
 pub type Features = [f64; FEATURES.len()];
 
@@ -256,6 +260,7 @@ fn window_core(
     // Every score within reach, computed once.
     let band: Vec<[f64; REACH]> = (0..n)
         .into_par_iter()
+        .with_min_len(PARALLEL_UNITS)
         .map(|i| {
             let mut row = [0.0; REACH];
             for (d, c) in row.iter_mut().enumerate() {
@@ -311,7 +316,11 @@ fn window_core(
             window_mean - among_mean,
         ])
     };
-    (0..n).into_par_iter().map(features).collect()
+    (0..n)
+        .into_par_iter()
+        .with_min_len(PARALLEL_UNITS)
+        .map(features)
+        .collect()
 }
 
 /// A document's unit vectors at unit length (f64, one buffer of `n × dim`), and their sum.
@@ -330,6 +339,7 @@ impl Prepared {
         units
             .par_chunks_exact_mut(dim.max(1))
             .zip(vectors)
+            .with_min_len(PARALLEL_UNITS)
             .for_each(|(row, v)| {
                 for (x, &y) in row.iter_mut().zip(v) {
                     *x = f64::from(y);
@@ -370,6 +380,7 @@ impl Prepared {
         let window = window_core(n, |a, b| dot(self.unit(a), self.unit(b)));
         let blocks: Vec<Vec<Option<T>>> = window
             .par_chunks(BLOCK)
+            .with_min_len(PARALLEL_UNITS / BLOCK)
             .enumerate()
             .map(|(b, block)| {
                 let first = b * BLOCK;
