@@ -332,6 +332,26 @@ mod tests {
         assert!(lines > 1_000, "only {lines} lines read");
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// Any text at all (every Unicode scalar value, special tokens and brackets mixed in)
+        /// gives the reference's ids, and never a panic.
+        #[test]
+        fn any_text_gives_the_reference_ids(
+            text in "(\\PC|[\\[\\]#]|\\[CLS\\]|\\[MASK\\]|[\\x00-\\x1f\\u{80}-\\u{9f}\\u{300}-\\u{36f}]|[a-zA-Z]{1,12}| ){0,40}"
+        ) {
+            let (ours, reference) = shared();
+            let want = reference.encode(text.as_str(), false).expect("encodes");
+            proptest::prop_assert_eq!(ours.ids(&text), want.get_ids());
+        }
+    }
+
+    /// Both tokenizers, built once for the property test's cases.
+    fn shared() -> &'static (WordPiece, Tokenizer) {
+        static BOTH: std::sync::OnceLock<(WordPiece, Tokenizer)> = std::sync::OnceLock::new();
+        BOTH.get_or_init(|| (WordPiece::new(VOCABULARY).expect("vocabulary"), reference()))
+    }
+
     /// The ASCII shortcuts agree with the Unicode tables on every ASCII character.
     #[test]
     fn ascii_shortcuts_agree_with_the_unicode_tables() {
