@@ -131,7 +131,7 @@ fn analysis() {
     let tier0 = ScorerSet::builtin().get("tier0").expect("tier0");
     let calibration = Calibration::shipped();
     println!("\n### Tier-0 analysis per document\n");
-    println!("Segment + score (`tier0`, both levels) + findings in one thread, what `segue check --tier 0` does per file; median of 5 passes (3 for 100k).\n");
+    println!("Segment + score (`tier0`, both levels) + findings, what `segue check --tier 0` does per file (on one thread, except the intrusion score's passes over documents of 1,024 units or more); median of 5 passes (3 for 100k).\n");
     println!("| document | words | sentences | ms | words/s |");
     println!("|---|---:|---:|---:|---:|");
     for (fmt, ext, format) in [

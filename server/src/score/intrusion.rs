@@ -71,9 +71,20 @@ pub const REACH: usize = 2 * WINDOW;
 /// number of threads.
 const BLOCK: usize = 256;
 
-/// Fewest units a parallel task of the per-unit passes takes: a document shorter than this runs
-/// on the calling thread (waking the pool costs more than it saves).
-const PARALLEL_UNITS: usize = 1024;
+/// Fewest units a document needs for its per-unit passes to run over the thread pool; a shorter
+/// one runs on the calling thread (waking the pool costs more than it saves).
+pub(crate) const PARALLEL_FROM: usize = 1024;
+
+/// The least number of items a parallel task takes of a pass over `len` items for a document of
+/// `n` units: all of them (one task) under [`PARALLEL_FROM`] units, else half (a task per core
+/// of the development machine; work stealing balances the two levels' tasks).
+pub(crate) fn min_task(len: usize, n: usize) -> usize {
+    if n >= PARALLEL_FROM {
+        (len / 2).max(1)
+    } else {
+        len.max(1)
+    }
+}
 
 /// One unit's features.
 pub type Features = [f64; FEATURES.len()];
@@ -260,7 +271,7 @@ fn window_core(
     // Every score within reach, computed once.
     let band: Vec<[f64; REACH]> = (0..n)
         .into_par_iter()
-        .with_min_len(PARALLEL_UNITS)
+        .with_min_len(min_task(n, n))
         .map(|i| {
             let mut row = [0.0; REACH];
             for (d, c) in row.iter_mut().enumerate() {
@@ -318,7 +329,7 @@ fn window_core(
     };
     (0..n)
         .into_par_iter()
-        .with_min_len(PARALLEL_UNITS)
+        .with_min_len(min_task(n, n))
         .map(features)
         .collect()
 }
@@ -339,7 +350,7 @@ impl Prepared {
         units
             .par_chunks_exact_mut(dim.max(1))
             .zip(vectors)
-            .with_min_len(PARALLEL_UNITS)
+            .with_min_len(min_task(n, n))
             .for_each(|(row, v)| {
                 for (x, &y) in row.iter_mut().zip(v) {
                     *x = f64::from(y);
@@ -380,7 +391,7 @@ impl Prepared {
         let window = window_core(n, |a, b| dot(self.unit(a), self.unit(b)));
         let blocks: Vec<Vec<Option<T>>> = window
             .par_chunks(BLOCK)
-            .with_min_len(PARALLEL_UNITS / BLOCK)
+            .with_min_len(min_task(n.div_ceil(BLOCK), n))
             .enumerate()
             .map(|(b, block)| {
                 let first = b * BLOCK;
@@ -509,6 +520,71 @@ fn median(values: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `n` vectors of `dim` values from a fixed sequence (no two alike).
+    fn wavy(n: usize, dim: usize) -> Vec<Vec<f32>> {
+        (0..n)
+            .map(|i| {
+                (0..dim)
+                    .map(|k| ((i * 31 + k * 7) as f32 * 0.37).sin())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The vector at unit length, in the order `Prepared` sums.
+    fn unit_length(v: Vec<f64>) -> Vec<f64> {
+        let norm = dot(&v, &v).sqrt().max(1e-12);
+        v.into_iter().map(|x| x / norm).collect()
+    }
+
+    /// Every unit's `rest` and `window` sums, read in blocks, are the sums computed directly,
+    /// at the edges of the blocks too.
+    #[test]
+    fn block_sums_are_the_direct_sums() {
+        let n = 3 * BLOCK + 40;
+        let prepared = Prepared::new(&wavy(n, 8));
+        let got = prepared.each(|_, _, rest, near| (rest.to_vec(), near.to_vec()));
+        assert_eq!(got.len(), n);
+        for (i, slot) in got.iter().enumerate() {
+            let Some((rest, near)) = slot else {
+                assert!(i == 0 || i == n - 1, "unit {i} has no features");
+                continue;
+            };
+            let u = prepared.unit(i);
+            let direct_rest: Vec<f64> = (0..8).map(|k| prepared.total[k] - u[k]).collect();
+            let window: Vec<f64> = (0..8)
+                .map(|k| {
+                    (i.saturating_sub(WINDOW)..(i + WINDOW + 1).min(n))
+                        .filter(|&j| j != i)
+                        .map(|j| prepared.unit(j)[k])
+                        .sum()
+                })
+                .collect();
+            for (a, b) in rest.iter().zip(unit_length(direct_rest)) {
+                assert!((a - b).abs() < 1e-9, "rest of unit {i}");
+            }
+            for (a, b) in near.iter().zip(unit_length(window)) {
+                assert!((a - b).abs() < 1e-9, "window of unit {i}");
+            }
+        }
+    }
+
+    /// A long document's scores are the same bit for bit on one thread or several.
+    #[test]
+    fn scores_do_not_depend_on_the_threads() {
+        let vectors = wavy(PARALLEL_FROM * 3, 384);
+        let on = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a pool")
+                .install(|| scores_with(Model::Static, &vectors, Level::Sentence))
+        };
+        let one = on(1).expect("the static model");
+        assert_eq!(one.len(), vectors.len());
+        assert_eq!(Some(one), on(4));
+    }
 
     #[derive(Deserialize)]
     struct Case {

@@ -426,7 +426,10 @@ impl Pairwise for Tier0Pairs<'_> {
         let table = StaticVectors::shipped()?;
         let vectors: Vec<Vec<f32>> = (0..self.parts.len())
             .into_par_iter()
-            .with_min_len(1024)
+            .with_min_len(super::intrusion::min_task(
+                self.parts.len(),
+                self.parts.len(),
+            ))
             .map(|u| table.unit(&self.vocabulary.unit_text(u)))
             .collect();
         super::intrusion::scores_with(super::intrusion::Model::Static, &vectors, self.level)
