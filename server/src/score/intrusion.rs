@@ -76,11 +76,11 @@ const BLOCK: usize = 256;
 pub(crate) const PARALLEL_FROM: usize = 1024;
 
 /// The least number of items a parallel task takes of a pass over `len` items for a document of
-/// `n` units: all of them (one task) under [`PARALLEL_FROM`] units, else half (a task per core
-/// of the development machine; work stealing balances the two levels' tasks).
+/// `n` units: all of them (one task) under [`PARALLEL_FROM`] units, else a quarter (work stealing
+/// balances the tasks of the two levels, which run side by side, over the cores).
 pub(crate) fn min_task(len: usize, n: usize) -> usize {
     if n >= PARALLEL_FROM {
-        (len / 2).max(1)
+        (len / 4).max(1)
     } else {
         len.max(1)
     }
