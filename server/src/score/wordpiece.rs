@@ -39,10 +39,6 @@ pub struct WordPiece {
     continuing: AHashMap<&'static str, u32>,
     /// The special tokens' ids, in [`SPECIAL_TOKENS`]' order.
     special: [u32; 5],
-    /// `[UNK]`'s id.
-    unknown: u32,
-    /// Number of distinct tokens.
-    len: usize,
 }
 
 impl WordPiece {
@@ -67,8 +63,6 @@ impl WordPiece {
                 .ok_or(VocabularyError::MissingSpecial(token))?;
         }
         Ok(WordPiece {
-            len: initial.len(),
-            unknown: special[1],
             initial,
             continuing,
             special,
@@ -77,12 +71,17 @@ impl WordPiece {
 
     /// Number of distinct tokens in the vocabulary.
     pub fn len(&self) -> usize {
-        self.len
+        self.initial.len()
     }
 
     /// Whether the vocabulary has no tokens (never: it holds the special tokens).
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.initial.is_empty()
+    }
+
+    /// `[UNK]`'s id.
+    fn unknown(&self) -> u32 {
+        self.special[1]
     }
 
     /// The ids of `text`'s tokens, in order.
@@ -116,7 +115,7 @@ impl WordPiece {
     /// `pieces` is scratch space.
     fn word(&self, word: &str, pieces: &mut Vec<u32>, f: &mut impl FnMut(u32)) {
         if word.chars().count() > MAX_WORD_CHARS {
-            f(self.unknown);
+            f(self.unknown());
             return;
         }
         pieces.clear();
@@ -138,7 +137,7 @@ impl WordPiece {
                 }
             };
             let Some(id) = found else {
-                f(self.unknown);
+                f(self.unknown());
                 return;
             };
             pieces.push(id);
