@@ -66,7 +66,7 @@ const SETTLE: Duration = Duration::from_millis(50);
 /// enough to hand its free pages back ([`Trimmer::IDLE`]).
 const SETTLED_EVERY: usize = 4;
 /// How long the server is left idle before a settled sample: past [`Trimmer::IDLE`].
-const SETTLED: Duration = Duration::from_millis(700);
+const SETTLED: Duration = Trimmer::IDLE.saturating_add(Duration::from_millis(200));
 
 /// A small deterministic generator (xorshift64*), so every run makes the same edits.
 struct Rng(u64);
@@ -375,7 +375,7 @@ fn soak(cache: Option<&str>, done: impl Fn(usize, Duration) -> bool) -> Soak {
             // freed memory back), so that every sample is taken in the same state.
             c.drain_for(SETTLE);
             samples.push((edits, start.elapsed().as_secs_f64() / 60.0, rss_mib(pid)));
-            if (burst / MODEL_EVERY) % SETTLED_EVERY == 0 {
+            if (burst / MODEL_EVERY).is_multiple_of(SETTLED_EVERY) {
                 c.drain_for(SETTLED);
                 settled.push((edits, start.elapsed().as_secs_f64() / 60.0, rss_mib(pid)));
             }
