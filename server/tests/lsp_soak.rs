@@ -23,10 +23,9 @@
 //!   (default 10); the slope in MiB per minute must stay under 1 MiB/min once the warm-up is
 //!   over. (With the default cache of 16,384 entries, the cache's own filling, up to about 50 MiB,
 //!   shows in a 10-minute slope: set `SEGUE_SOAK_CACHE=16384` to see it.) Measured in release on
-//!   the 2-core development machine on 2026-11-27, load average 5.6 to 6.3 from other builds, the
-//!   server built from `main` through `SEGUE_TEST_SERVER`: 16,504 edits in 10 minutes, RSS
-//!   156 → 178 MiB, 0.06 MiB per 1,000 edits, 0.10 MiB/min (slopes of every sample, not only the
-//!   settled ones). Slopes per minute grow
+//!   the 2-core development machine on 2026-11-29, load average 2 to 3 from other builds:
+//!   20,088 edits in 10 minutes, settled RSS 175 → 190 MiB, 0.06 MiB per 1,000 edits,
+//!   0.10 MiB/min after the first half. Slopes per minute grow
 //!   with the edit rate, which the load sets (about 3,000 edits a minute at tier 1 and 11,000 at
 //!   tier 0 at a load average of 1 to 6 on 2026-11-25).
 //!
