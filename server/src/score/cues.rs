@@ -373,6 +373,7 @@ const MORE_POINTERS: &[&str] = &[
     "further reading",
     "further details",
     "further information",
+    "see also",
 ];
 
 /// The phrase of [`MORE_POINTERS`] that `sentence` holds, as whole words, if any.
@@ -549,6 +550,18 @@ mod tests {
             Some(Cue::Pointer)
         );
         assert_eq!(explicit_link("Birds learn moreover to fly."), None);
+        // sphinx-quickstart.rst: a cross-reference deep in its sentence.
+        assert_eq!(
+            explicit_link(
+                "For a great introduction to writing docs in general -- the whys and hows, see \
+                 also Write the docs, written by Eric Holscher."
+            ),
+            Some((Cue::Pointer, "see also".to_string()))
+        );
+        assert_eq!(
+            explicit_link("Far away over the sea, migrating birds see their destination."),
+            None
+        );
         // A README's closing pointer (unified).
         assert!(
             explicit_link("For info on how to submit a security report, see our policy.").is_some()

@@ -37,6 +37,11 @@
 //!   `/`, `\`, `->`, `::`, `&&`, `||`, or a line starting with `#`, `%` or `>`), when the line
 //!   before it ends in `:`, or when it follows such a block; otherwise it is a quotation that
 //!   attaches like a block quote. A paragraph whose first line alone is indented is prose.
+//! - **Overstrike.** Text formatted for a terminal (`nroff`, as Postfix's README files ship) sets
+//!   bold as a character, a backspace and the character again (`p\bpo\bo`) and underlines as
+//!   `_\b` before the character. A character followed by a backspace is not read: the prose and
+//!   headings hold what the terminal shows, and their spans still cover every source byte. A
+//!   short line standing alone wholly in bold is a heading of level 2.
 
 use super::{Block, ProseText, Span};
 
@@ -516,12 +521,8 @@ impl Parser<'_> {
     }
 
     fn heading(&mut self, title: Line, first: Line, last: Line, level: u8) {
-        let title = title
-            .trimmed(self.src)
-            .text(self.src)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let title = visible(title.trimmed(self.src).text(self.src));
+        let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
         let (a, b) = (first.trimmed(self.src), last.trimmed(self.src));
         self.out.push(Block::Heading {
             span: Span::new(a.start, b.end),
@@ -598,6 +599,7 @@ impl Parser<'_> {
                 }
                 let level = if i == 0 { level } else { None };
                 let level = level.or((caps_heading(t) && (alone || rest_indented)).then_some(1));
+                let level = level.or((i == 0 && alone && !listed && bold_line(t)).then_some(2));
                 let level = level.or((i == 0 && alone && !listed && label_heading(t)).then_some(3));
                 let level = level
                     .or((i == 0 && alone && !listed && before_list && list_title(t)).then_some(3));
@@ -716,7 +718,7 @@ impl Parser<'_> {
                 .get(tl.start..text_start)
                 .map_or(0, |s| s.chars().count());
         let mut prose = ProseText::new();
-        prose.push_source(self.src, Span::new(text_start, tl.end));
+        push_visible(&mut prose, self.src, Span::new(text_start, tl.end));
         Unit {
             span: Span::new(tl.start, tl.end),
             prose,
@@ -730,9 +732,76 @@ impl Parser<'_> {
         if !u.prose.text().is_empty() {
             u.prose.push_space(Span::new(u.span.end, tl.start));
         }
-        u.prose.push_source(self.src, Span::new(tl.start, tl.end));
+        push_visible(&mut u.prose, self.src, Span::new(tl.start, tl.end));
         u.span = u.span.cover(Span::new(tl.start, tl.end));
     }
+}
+
+/// The overstrike mark: the character before it is struck over by the one after it.
+const BACKSPACE: char = '\u{8}';
+
+/// Appends `src[span]` to `prose` as a terminal shows it: without a character that a backspace
+/// follows, nor the backspace (the source map keeps the bytes in between).
+fn push_visible(prose: &mut ProseText, src: &str, span: Span) {
+    let Some(text) = src.get(span.start..span.end) else {
+        return;
+    };
+    if !text.contains(BACKSPACE) {
+        prose.push_source(src, span);
+        return;
+    }
+    let mut run = span.start;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let mut skipped = c.len_utf8();
+        if c != BACKSPACE {
+            if chars.next_if(|&(_, n)| n == BACKSPACE).is_none() {
+                continue;
+            }
+            skipped += BACKSPACE.len_utf8();
+        }
+        prose.push_source(src, Span::new(run, span.start + i));
+        run = span.start + i + skipped;
+    }
+    prose.push_source(src, Span::new(run, span.end));
+}
+
+/// Whether `t` is a short line set wholly in terminal bold (every character but spaces struck
+/// over with itself): a title, as `nroff` and text browsers render headings.
+fn bold_line(t: &str) -> bool {
+    let mut chars = t.trim().chars();
+    let mut shown = 0;
+    while let Some(c) = chars.next() {
+        if c.is_whitespace() {
+            continue;
+        }
+        if chars.next() != Some(BACKSPACE) || chars.next() != Some(c) {
+            return false;
+        }
+        shown += 1;
+    }
+    let title = visible(t);
+    shown >= 2 && title.chars().count() <= 80 && title.split_whitespace().count() <= 12
+}
+
+/// `text` as a terminal shows it ([`push_visible`]).
+fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(BACKSPACE) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == BACKSPACE {
+            continue;
+        }
+        if chars.peek() == Some(&BACKSPACE) {
+            chars.next();
+            continue;
+        }
+        out.push(c);
+    }
+    out.into()
 }
 
 #[cfg(test)]
@@ -915,6 +984,57 @@ mod tests {
             headings(src),
             vec![("NAME".to_string(), 1), ("DESCRIPTION".to_string(), 1)]
         );
+    }
+
+    /// `text` in terminal bold: each character, a backspace, the character again.
+    fn bold(text: &str) -> String {
+        text.chars()
+            .map(|c| {
+                if c == ' ' {
+                    " ".to_string()
+                } else {
+                    format!("{c}\u{8}{c}")
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn overstruck_text_reads_as_the_terminal_shows_it() {
+        // As Postfix's README files ship: bold titles and commands, underlined words.
+        let src = format!(
+            "{}\n\n{}\n\nThis example uses {}. Record it with the \"{}\" option\nand              _\u{8}u_\u{8}n_\u{8}d_\u{8}e_\u{8}r a large buffer.\n",
+            bold("Postfix Debugging Howto"),
+            bold("Purpose of this document"),
+            bold("tcpdump"),
+            bold("-s"),
+        );
+        let d = doc(&src);
+        assert_eq!(
+            headings(&src),
+            vec![
+                ("Postfix Debugging Howto".to_string(), 2),
+                ("Purpose of this document".to_string(), 2)
+            ]
+        );
+        let p = d.paragraphs().next().expect("a paragraph");
+        let texts: Vec<&str> = p.sentences.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "This example uses tcpdump.",
+                "Record it with the \"-s\" option and under a large buffer."
+            ]
+        );
+        // The spans still cover the source bytes, backspaces and all.
+        let first = &p.sentences[0];
+        assert_eq!(
+            first.span.slice(&src),
+            format!("This example uses {}.", bold("tcpdump"))
+        );
+        let last = &p.sentences[1];
+        assert!(last.span.slice(&src).ends_with("a large buffer."));
+        assert_eq!(visible("\u{8}a\u{8}ab_\u{8}c"), "abc");
     }
 
     #[test]
