@@ -3,10 +3,11 @@
 //! Inputs are arbitrary Unicode strings and markup-heavy text built from the constructs the
 //! parsers treat specially: headings and underlines, lists nested deep, code fences, `::` literal
 //! blocks, directives, `\begin{…}` environments and braces left open, tables, comments, display
-//! math, with CRLF line ends, a byte-order mark, emoji, CJK and combining marks mixed in. The
-//! property is [`check_spans`]: no panic, every block and sentence span a char-boundary slice of
-//! the text, sentences non-empty and in order; and, for the parsed document, every sentence
-//! inside its paragraph and every paragraph inside its section.
+//! math, with CRLF line ends, a byte-order mark, emoji, CJK, combining marks and terminal
+//! overstrike (`P\bP`, `_\bu`) mixed in. The property is [`check_spans`]: no panic, every block
+//! and sentence span a char-boundary slice of the text, sentences non-empty and in order; and,
+//! for the parsed document, every sentence inside its paragraph and every paragraph inside its
+//! section.
 
 use super::test_support::check_spans;
 use super::{parse, Format, BOM};
@@ -22,6 +23,8 @@ fn word() -> impl Strategy<Value = String> {
         1 => select(vec![
             "naïve", "e\u{301}te\u{301}", "日本語", "中文句子", "👩‍👩‍👧", "🎉", "Ωμέγα", "ﬁ",
             "a\u{200b}b", "\u{feff}", "Dr.", "e.g.", "3.14", "...", "—", "«", "»", "\u{0}",
+            // Terminal overstrike: bold, underline, a stray backspace, a struck multi-byte char.
+            "P\u{8}Po\u{8}o", "_\u{8}u_\u{8}n", "\u{8}", "a\u{8}", "é\u{8}é", ".\u{8}.",
         ])
         .prop_map(str::to_string),
         1 => "\\PC{1,4}",
