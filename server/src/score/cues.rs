@@ -275,6 +275,15 @@ const POINTERS: &[&str] = &[
 /// How far into a sentence (in words) a pointer still marks a link to what came before.
 const POINTER_REACH: usize = 8;
 
+/// How far into a sentence (in words) "these" ([`PLURAL_POINTERS`]) still marks a link: "If you
+/// feel a social pressure not to say *these* things, …" (the tenth word).
+const PLURAL_REACH: usize = 12;
+
+/// Demonstratives that, later in a sentence than [`POINTER_REACH`], still point back: "these"
+/// rarely points ahead or stands for a clause of its own sentence, as "this" and "that" do, nor
+/// opens a restrictive phrase, as "those who" does.
+const PLURAL_POINTERS: &[&str] = &["these"];
+
 /// Two words that point back wherever they stand among a sentence's first words: "do so" and the
 /// pronoun "that" in "that's" (which cannot be the conjunction "that").
 fn points_back(lower: &[String], original: &[&str], i: usize) -> bool {
@@ -337,7 +346,7 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
     if let Some(open) = parenthetical(sentence) {
         return Some((Cue::Addition, open.to_string()));
     }
-    let words: Vec<&str> = sentence.unicode_words().take(POINTER_REACH).collect();
+    let words: Vec<&str> = sentence.unicode_words().take(PLURAL_REACH).collect();
     let lower: Vec<String> = words.iter().map(|w| base_word(w)).collect();
     // The model's own cues, also when contracted ("That's", "It's", "They're").
     if let Some((cue, n)) = longest_opening(CUES.iter().chain(LINKING_PHRASES), &lower) {
@@ -347,7 +356,11 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
         .iter()
         .enumerate()
         .find_map(|(i, w)| {
-            if POINTERS.contains(&w.as_str()) || points_back(&lower, &words, i) {
+            if i >= POINTER_REACH {
+                PLURAL_POINTERS
+                    .contains(&w.as_str())
+                    .then_some((Cue::Demonstrative, i))
+            } else if POINTERS.contains(&w.as_str()) || points_back(&lower, &words, i) {
                 Some((Cue::Demonstrative, i))
             } else if i < PRONOUN_REACH && PRONOUNS.contains(&w.as_str()) {
                 Some((Cue::Personal, i))
@@ -560,6 +573,25 @@ mod tests {
         );
         assert_eq!(
             explicit_link("Far away over the sea, migrating birds see their destination."),
+            None
+        );
+        // gnu-maintain.txt: "these" as the tenth word; "this" so late says nothing.
+        assert_eq!(
+            explicit_link(
+                "If you feel a social pressure not to say these things, you may be wrong."
+            ),
+            Some((Cue::Demonstrative, "these".to_string()))
+        );
+        assert_eq!(
+            explicit_link(
+                "Birds of many kinds fly south for the winter and return in this season."
+            ),
+            None
+        );
+        assert_eq!(
+            explicit_link(
+                "Birds of many kinds fly south every winter and they return to these nests."
+            ),
             None
         );
         // A README's closing pointer (unified).
