@@ -1003,7 +1003,10 @@ mod tests {
     fn overstruck_text_reads_as_the_terminal_shows_it() {
         // As Postfix's README files ship: bold titles and commands, underlined words.
         let src = format!(
-            "{}\n\n{}\n\nThis example uses {}. Record it with the \"{}\" option\nand              _\u{8}u_\u{8}n_\u{8}d_\u{8}e_\u{8}r a large buffer.\n",
+            concat!(
+                "{}\n\n{}\n\nThis example uses {}. Record it with the \"{}\" option\n",
+                "and _\u{8}u_\u{8}n_\u{8}d_\u{8}e_\u{8}r a large buffer.\n",
+            ),
             bold("Postfix Debugging Howto"),
             bold("Purpose of this document"),
             bold("tcpdump"),
