@@ -789,19 +789,9 @@ fn visible(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains(BACKSPACE) {
         return text.into();
     }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == BACKSPACE {
-            continue;
-        }
-        if chars.peek() == Some(&BACKSPACE) {
-            chars.next();
-            continue;
-        }
-        out.push(c);
-    }
-    out.into()
+    let mut prose = ProseText::new();
+    push_visible(&mut prose, text, Span::new(0, text.len()));
+    prose.text().to_string().into()
 }
 
 #[cfg(test)]
