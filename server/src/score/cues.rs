@@ -575,7 +575,7 @@ mod tests {
             explicit_link("Far away over the sea, migrating birds see their destination."),
             None
         );
-        // gnu-maintain.txt: "these" as the tenth word; "this" so late says nothing.
+        // gnu-maintain.txt: "these" as the tenth word; "this" as the tenth says nothing.
         assert_eq!(
             explicit_link(
                 "If you feel a social pressure not to say these things, you may be wrong."
@@ -583,9 +583,7 @@ mod tests {
             Some((Cue::Demonstrative, "these".to_string()))
         );
         assert_eq!(
-            explicit_link(
-                "Birds of many kinds fly south for the winter and return in this season."
-            ),
+            explicit_link("Birds of many kinds fly south and return in this season."),
             None
         );
         assert_eq!(
