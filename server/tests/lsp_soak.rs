@@ -11,8 +11,8 @@
 //!   edits keep coming: they rise between the server's periodic releases (every
 //!   `Trimmer::EVERY`) and fall at each, a sawtooth of about 5 MiB whose phase at the window's
 //!   ends moved a 2,000-edit slope between −0.5 and 3.1 MiB per 1,000 edits for the same build
-//!   (2026-11-29; 3.1 in a CI run). The settled samples' slope was 0.16 in a run of that build (0.13,
-//!   0.95 and 1.08 fitted to the kept samples of three runs that waited 800 ms, not 700). The embedding cache is capped at 1,000 entries (`SEGUE_CACHE`, about the three
+//!   (2026-11-29; 3.1 in a CI run). The settled samples' slope was 0.16 and 1.08 in two runs of that
+//!   build (0.13 and 0.95 fitted to the kept samples of two runs that waited 800 ms, not 700). The embedding cache is capped at 1,000 entries (`SEGUE_CACHE`, about the three
 //!   documents' sentences and paragraphs) so that it is full by the end of the warm-up: a bounded
 //!   cache still filling is not growth. (Without the server's allocator set-up,
 //!   `segue::lsp::memory`, the slope of all samples was 3.9 MiB per 1,000 edits in a debug build
