@@ -214,6 +214,11 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("once", Cue::Sequence),
     ("we", Cue::Personal),
     ("you", Cue::Personal),
+    // A comparison with what was just said ("Similar problems could prevent Emacs from
+    // building", "Other systems allow …").
+    ("similar", Cue::Addition),
+    ("a similar", Cue::Addition),
+    ("other", Cue::Addition),
     // A definite shell noun sums up what was just said ("The idea is called tar pitting").
     ("the idea", Cue::Demonstrative),
     ("the issue", Cue::Demonstrative),
@@ -535,6 +540,16 @@ mod tests {
             link("The resulting design is radically simpler than older competitors."),
             Some("resulting".to_string())
         );
+        // A comparison with what was just said (Emacs's PROBLEMS file).
+        assert_eq!(
+            link("Similar problems could prevent Emacs from building."),
+            Some("Similar".to_string())
+        );
+        assert_eq!(
+            link("Other systems allow to set LD_RUN_PATH in a similar way."),
+            Some("Other".to_string())
+        );
+        assert_eq!(link("Similarity search is fast."), None);
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! Inputs are arbitrary Unicode strings and markup-heavy text built from the constructs the
 //! parsers treat specially: headings and underlines, lists nested deep, code fences, `::` literal
 //! blocks, directives, `\begin{…}` environments and braces left open, tables, comments, display
-//! math, with CRLF line ends, a byte-order mark, emoji, CJK, combining marks and terminal
-//! overstrike (`P\bP`, `_\bu`) mixed in. The property is [`check_spans`]: no panic, every block
+//! math, outline stars, Project Gutenberg markers and plain-text definition lists, with CRLF
+//! line ends, a byte-order mark, emoji, CJK, combining marks and terminal overstrike (`P\bP`,
+//! `_\bu`) mixed in. The property is [`check_spans`]: no panic, every block
 //! and sentence span a char-boundary slice of the text, sentences non-empty and in order; and,
 //! for the parsed document, every sentence inside its paragraph and every paragraph inside its
 //! section.
@@ -103,6 +104,9 @@ fn line() -> impl Strategy<Value = String> {
             "}}}}", "{{{{", "<!-- segue-disable-next -->", "% segue-disable-next",
             ".. segue-disable-next", "[link]: http://x", "Term", "    Definition",
             "INTRODUCTION", "1. INTRODUCTION", "Chapter 1", "\u{feff}", "\r", "",
+            "** Outline heading", "*** wraps", "*** START OF THE PROJECT GUTENBERG EBOOK X ***",
+            "*** END OF THE PROJECT GUTENBERG EBOOK X ***", "End of Project Gutenberg's X",
+            "'--term'", "     Its definition.",
         ])
         .prop_map(str::to_string),
         1 => "\\PC{0,20}",

@@ -24,6 +24,14 @@
 //! - **Numbered questions.** A FAQ entry's question (`5.9. How does Debian support non-English
 //!   languages?`) is a heading: a paragraph of at most three lines and 30 words that opens with a
 //!   section number of two or more parts (or one part, alone on its line) and ends with `?`.
+//! - **Outlines.** Where at least two lines open with `**` or more and a space (Emacs's outline
+//!   and Org modes: `NEWS`, `PROBLEMS`), a line at the base indentation opening with stars is a
+//!   heading, one level per star; a heading that wraps goes on to the line ending its sentence.
+//! - **Project Gutenberg.** Only the text between the `*** START OF … PROJECT GUTENBERG …` and
+//!   `*** END OF …` lines is read (without the `End of Project Gutenberg's …` line).
+//! - **Definition lists.** A short term on a line of its own with its definition indented below
+//!   it in the same block (Texinfo's and `nroff`'s tables) is a list item reading `term:
+//!   definition` (`attach: true, item: true`), unless the indented lines look like code.
 //! - **Separators.** A line of only punctuation (`-----`, `* * *`, at least three marks) emits a
 //!   [`Block::Break`].
 //! - **Lists.** A line starting with a bullet (`-`, `*`, `•`, `o`) or an enumerator (`1.`,
@@ -47,8 +55,16 @@ use super::{Block, ProseText, Span};
 
 /// Splits plain text into blocks.
 pub fn blocks(source: &str) -> Vec<Block> {
-    let pieces = split(source);
+    let body = gutenberg_body(source);
+    let pieces: Vec<Piece> = split(source)
+        .into_iter()
+        .filter(|p| match p {
+            Piece::Line(l) => l.start >= body.start && l.end <= body.end,
+            Piece::FormFeed => true,
+        })
+        .collect();
     let base = base_indent(source, &pieces);
+    let outline = is_outline(source, &pieces, base);
     // Blocks of non-blank lines, `None` for a form feed.
     let mut groups: Vec<Option<Vec<Line>>> = Vec::new();
     let mut current: Vec<Line> = Vec::new();
@@ -77,6 +93,7 @@ pub fn blocks(source: &str) -> Vec<Block> {
         out: Vec::new(),
         last_colon: false,
         last_code: false,
+        outline,
     };
     for (k, group) in groups.iter().enumerate() {
         match group {
@@ -228,6 +245,97 @@ fn is_separator(t: &str) -> bool {
         && t.chars().filter(|c| !c.is_whitespace()).count() >= 3
 }
 
+/// Most words in a definition-list term ([`Parser::definition`]): `'--silent'`, `-o FILE,
+/// --output=FILE`, `Charisma`.
+const MAX_TERM_WORDS: usize = 8;
+
+/// The fewest heading lines of two stars or more (`** Emacs aborts …`) that make a document an
+/// outline.
+const OUTLINE_MIN: usize = 2;
+
+/// Most lines of one outline heading that wraps.
+const MAX_OUTLINE_LINES: usize = 4;
+
+/// Whether the document is an outline, as Emacs's outline and Org modes write one (`NEWS`,
+/// `PROBLEMS`, `TODO`): at least [`OUTLINE_MIN`] lines at the base indentation open with two
+/// stars or more and a space. There a line opening with stars is a heading, not a bullet.
+fn is_outline(src: &str, pieces: &[Piece], base: usize) -> bool {
+    pieces
+        .iter()
+        .filter(|p| match p {
+            Piece::Line(l) => {
+                l.indent(src) == base
+                    && outline_heading(l.trimmed(src), src).is_some_and(|(level, _)| level >= 2)
+            }
+            Piece::FormFeed => false,
+        })
+        .take(OUTLINE_MIN)
+        .count()
+        >= OUTLINE_MIN
+}
+
+/// The level (the number of stars, at most 6) and title of an outline heading line (`** Emacs
+/// aborts inside the function 'tparam1'.`), `line` already trimmed. Not a line of stars alone
+/// (`* * *`) nor one that ends in a star (`**bold**`).
+fn outline_heading(line: Line, src: &str) -> Option<(u8, Line)> {
+    let t = line.text(src);
+    let stars = t.bytes().take_while(|&b| b == b'*').count();
+    let rest = t.get(stars..)?;
+    let title = rest.trim_start();
+    if stars == 0
+        || !rest.starts_with([' ', '\t'])
+        || !title.chars().next().is_some_and(char::is_alphanumeric)
+        || title.ends_with('*')
+    {
+        return None;
+    }
+    let level = u8::try_from(stars.min(6)).ok()?;
+    let start = line.start + (t.len() - title.len());
+    Some((
+        level,
+        Line {
+            start,
+            end: line.end,
+        },
+    ))
+}
+
+/// The bytes of a Project Gutenberg text that are the work itself: between the `*** START OF
+/// THE PROJECT GUTENBERG EBOOK …` and `*** END OF …` lines, without the `End of the Project
+/// Gutenberg EBook of …` line before the end. The header and the licence after it are not the
+/// author's prose. The whole text when it has no such markers.
+fn gutenberg_body(src: &str) -> std::ops::Range<usize> {
+    let mut body = 0..src.len();
+    let mut off = 0;
+    for line in src.split_inclusive('\n') {
+        let t = line.trim();
+        if !t.starts_with(['*', 'E', 'e']) {
+            off += line.len();
+            continue;
+        }
+        let upper = t.to_uppercase();
+        let marker = t.starts_with("***") && upper.contains("PROJECT GUTENBERG");
+        if marker && upper.contains("START OF") && body.start == 0 {
+            body.start = off + line.len();
+        } else {
+            let end_marker = marker && upper.contains("END OF");
+            let end_line = body.start > 0
+                && (upper.starts_with("END OF THE PROJECT GUTENBERG")
+                    || upper.starts_with("END OF PROJECT GUTENBERG"));
+            if end_marker || end_line {
+                body.end = off;
+                break;
+            }
+        }
+        off += line.len();
+    }
+    if body.start > body.end {
+        0..src.len()
+    } else {
+        body
+    }
+}
+
 /// Whether `t` may be a heading line: short, with no sentence-final punctuation.
 fn heading_shaped(t: &str) -> bool {
     let last = t.chars().next_back();
@@ -253,7 +361,7 @@ fn chapter_title(t: &str) -> bool {
     };
     matches!(
         first.to_ascii_lowercase().as_str(),
-        "chapter" | "part" | "book"
+        "chapter" | "part" | "book" | "section"
     ) && number.ends_with(['.', ':'])
         && rest
             .first()
@@ -511,6 +619,9 @@ struct Parser<'a> {
     last_colon: bool,
     /// Whether the last unit was a code block (an indented block after it is code too).
     last_code: bool,
+    /// Whether the document is an outline ([`is_outline`]): its lines opening with stars are
+    /// headings.
+    outline: bool,
 }
 
 impl Parser<'_> {
@@ -567,6 +678,28 @@ impl Parser<'_> {
                 i = 2;
             }
         }
+        if let Some((first, level, title)) = lines
+            .first()
+            .filter(|l| self.outline && l.indent(src) == self.base)
+            .and_then(|l| outline_heading(l.trimmed(src), src).map(|(n, t)| (*l, n, t)))
+        {
+            // A heading that wraps goes on to the line that ends its sentence (`*** On systems
+            // with shared libraries you might encounter run-time errors` / `from the dynamic
+            // linker …`).
+            let mut last = first;
+            i = 1;
+            while i < lines.len().min(MAX_OUTLINE_LINES)
+                && !text(&last).ends_with(['.', '!', '?', ':'])
+            {
+                last = lines[i];
+                i += 1;
+            }
+            let title = Line {
+                end: last.trimmed(src).end,
+                ..title
+            };
+            self.heading(title, first, last, level);
+        }
         if i == 0 {
             if let Some(first) = lines.first() {
                 let t = text(first);
@@ -606,6 +739,8 @@ impl Parser<'_> {
                 if let Some(level) = level {
                     self.heading(*first, *first, *first, level);
                     i = 1;
+                } else if !listed && self.definition(lines) {
+                    return;
                 }
             }
         }
@@ -692,6 +827,43 @@ impl Parser<'_> {
             i += 1;
         }
         self.flush(unit);
+    }
+
+    /// A definition-list entry, as Texinfo, `nroff` and reStructuredText lay one out in plain
+    /// text: a short term on a line of its own and its definition indented below it, in the same
+    /// block (`'--silent'` over `     Used in many programs to inhibit the usual output.`). It is
+    /// read as `term: definition`, a list item (`attach: true, item: true`), as the other formats
+    /// read one. Returns whether `lines` was one.
+    fn definition(&mut self, lines: &[Line]) -> bool {
+        let src = self.src;
+        let [term, body @ ..] = lines else {
+            return false;
+        };
+        let t = term.trimmed(src).text(src);
+        let indent = term.indent(src);
+        let defined = !body.is_empty()
+            && body.iter().all(|l| l.indent(src) >= indent + 2)
+            && marker(t).is_none()
+            && !t.ends_with(':')
+            && t.split_whitespace().count() <= MAX_TERM_WORDS
+            && !body.iter().any(|l| looks_like_code(l.text(src)));
+        if !defined {
+            return false;
+        }
+        let mut u = self.start_unit(*term, 0);
+        let last = u.prose.text().trim_end().chars().next_back();
+        if last.is_some_and(|c| !matches!(c, '.' | ':' | ';' | ',' | '!' | '?' | '—' | '–' | '-'))
+        {
+            u.prose
+                .push_synthetic(":", Span::new(u.span.end, u.span.end));
+        }
+        for l in body {
+            self.push_line(&mut u, *l);
+        }
+        u.item = true;
+        self.flush(Some(u));
+        self.last_colon = false;
+        true
     }
 
     fn flush_quote(&mut self, u: Unit) {
@@ -1031,6 +1203,117 @@ mod tests {
     }
 
     #[test]
+    fn an_outline_reads_its_star_lines_as_headings() {
+        // Emacs's etc/PROBLEMS: `*` and `**` open headings, and a heading that wraps goes on to
+        // the end of its sentence.
+        let src = "* Crash bugs\n\n\
+                   ** Emacs aborts inside the function 'tparam1'.\n\n\
+                   This can happen if Emacs was built without terminfo support.\n\n\
+                   *** On systems with shared libraries you might encounter run-time errors\n\
+                   from the dynamic linker telling you that it is unable to find some\n\
+                   shared libraries.  These errors mean Emacs has been linked badly.\n\n\
+                   Similar problems could prevent Emacs from building.\n\n\
+                   * * *\n";
+        assert_eq!(
+            headings(src),
+            [
+                ("Crash bugs".to_string(), 1),
+                ("Emacs aborts inside the function 'tparam1'.".to_string(), 2),
+                (
+                    "On systems with shared libraries you might encounter run-time errors from \
+                     the dynamic linker telling you that it is unable to find some shared \
+                     libraries.  These errors mean Emacs has been linked badly."
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    3
+                ),
+            ]
+        );
+        assert_eq!(
+            sentences(src),
+            v(&[
+                &["This can happen if Emacs was built without terminfo support."],
+                &["Similar problems could prevent Emacs from building."],
+            ])
+        );
+        // Without two-star lines, a star opens a bullet as before.
+        let bullets = "Steps:\n\n* Download it.\n* Install it.\n";
+        assert!(headings(bullets).is_empty());
+        assert_eq!(doc(bullets).paragraphs().count(), 1);
+    }
+
+    #[test]
+    fn a_project_gutenberg_text_is_read_between_its_markers() {
+        let src = "The Project Gutenberg EBook of Botchan, by Natsume Soseki\n\n\
+                   This eBook is for the use of anyone anywhere at no cost.\n\n\
+                   *** START OF THIS PROJECT GUTENBERG EBOOK BOTCHAN ***\n\n\
+                   Because of an hereditary recklessness, I have been playing always a losing \
+                   game since my childhood.\n\n\
+                   End of Project Gutenberg's Botchan, by Natsume Soseki\n\n\
+                   *** END OF THIS PROJECT GUTENBERG EBOOK BOTCHAN ***\n\n\
+                   Section 1. General Terms of Use and Redistributing Project Gutenberg-tm \
+                   electronic works.\n";
+        assert_eq!(
+            sentences(src),
+            v(&[&[
+                "Because of an hereditary recklessness, I have been playing always a \
+                   losing game since my childhood."
+            ]])
+        );
+        // Without the markers, every line is read.
+        assert_eq!(
+            doc("Gutenberg printed books. He was a goldsmith.\n")
+                .paragraphs()
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_definition_list_laid_out_in_plain_text_is_a_list() {
+        // The GNU Coding Standards as Texinfo renders a table in plain text, and a term whose
+        // body looks like code (left as it was).
+        let src = "Here is the table of long options used by GNU programs.\n\n\
+                   'silent'\n     Used in many programs to inhibit the usual output.  Every \
+                   program\n     accepting '--silent' should accept '--quiet' as a synonym.\n\n\
+                   'size'\n     '-s' in 'ls'.\n\n\
+                   'socket'\n     Specify a file descriptor for a network server to use.\n\n\
+                   The list ends here.\n\n\
+                   Run this\n     $ make check\n";
+        let d = doc(src);
+        let paras: Vec<_> = d.paragraphs().collect();
+        let shape: Vec<(usize, usize)> = paras
+            .iter()
+            .map(|p| (p.own_sentences, p.sentences.len()))
+            .collect();
+        // The three entries attach to the paragraph that introduces them, as items.
+        assert_eq!(shape, [(1, 5), (1, 1), (1, 1)], "{paras:#?}");
+        let entries: Vec<&str> = paras[0].sentences[1..]
+            .iter()
+            .map(|s| s.text.as_str())
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                "'silent': Used in many programs to inhibit the usual output.",
+                "Every program accepting '--silent' should accept '--quiet' as a synonym.",
+                "'size': '-s' in 'ls'.",
+                "'socket': Specify a file descriptor for a network server to use.",
+            ]
+        );
+        assert_eq!(paras[2].sentences[0].text, "Run this");
+        // A paragraph whose later lines are indented under a long first line is not one.
+        let hanging = "This first line is long enough to be a sentence of its own here\n   \
+                       and the rest of it hangs below.\n";
+        assert_eq!(
+            doc(hanging).paragraphs().next().map(|p| p.list),
+            Some(false)
+        );
+        check_spans(src);
+    }
+
+    #[test]
     fn exercises_and_quoted_lines_are_set_apart_from_the_prose() {
         // The Emacs tutorial marks what the reader should try with `>>`; mail quotes with `>`.
         let src = "Use C-a and C-e to move to the start and end of a line.\n\n\
@@ -1188,6 +1471,12 @@ mod tests {
             "\u{301}",
             "\u{feff}",
             "\u{2022} ",
+            "** ",
+            "*** ",
+            "\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\n",
+            "\n*** END OF THE PROJECT GUTENBERG EBOOK X ***\n",
+            "End of Project Gutenberg's X",
+            "'term'\n     ",
         ]);
         prop::collection::vec(tokens, 0..64).prop_map(|v| v.concat())
     }

@@ -11,8 +11,8 @@
 //! - **Abbreviations** (`period_rule`): words that never end a sentence (`e.g.`, `i.e.`, `cf.`,
 //!   `vs.`), titles before a name (`Dr.`, `Mr.`, `Mrs.`, `St.`), labels before a number
 //!   (`Fig. 3`, `No. 5`, `pp. 12`, `Jan. 5`), and list enumerators (`5. The repeal …`).
-//! - **Initials** (`initials_rule`): `J. R. R. Tolkien`, `John F. Kennedy`, `the U.S. Army` stay
-//!   together; `of type T. See …`, `in C. However …`, `the U.S. The …` split.
+//! - **Initials** (`initials_rule`): `J. R. R. Tolkien`, `John F. Kennedy`, `the U.S. Army`,
+//!   `J. Solomon and T. Worthen` stay together; `of type T. See …`, `in C. However …`, `the U.S. The …` split.
 //! - **Ellipses** (`...`, `…`): a boundary only before an uppercase sentence start, and never after
 //!   an ellipsis standing alone for elided words (`CREATE TABLE ... CONSTRAINT`).
 //! - **Question and exclamation marks** before a lowercase word are not boundaries
@@ -292,10 +292,11 @@ fn initials_rule(before: &str, word: &str, next: NextWord<'_>) -> bool {
         .next()
         .unwrap_or("");
     let prev = prev.trim_start_matches(|c: char| !c.is_alphanumeric());
+    // `by R. Murray`, and the second of two names: `J. Solomon and T. Worthen`.
     let name_like = prev.is_empty()
         || prev.ends_with('.')
         || prev.starts_with(char::is_uppercase)
-        || prev == "by";
+        || matches!(prev, "by" | "and" | "&");
     !name_like
 }
 
@@ -685,6 +686,16 @@ mod tests {
                 "President John F. Kennedy spoke.",
                 "It was signed 'F. C. Weston Churchill.'",
                 "Then it ended.",
+            ],
+        );
+        // The second of two names.
+        check(
+            "Edited by J. Solomon and T. Worthen in 1993. Smith & K. Lee agree. Use A and B. Both work.",
+            &[
+                "Edited by J. Solomon and T. Worthen in 1993.",
+                "Smith & K. Lee agree.",
+                "Use A and B.",
+                "Both work.",
             ],
         );
         // A capital inside a token is no initial.
