@@ -32,6 +32,9 @@
 //! - **Definition lists.** A short term on a line of its own with its definition indented below
 //!   it in the same block (Texinfo's and `nroff`'s tables) is a list item reading `term:
 //!   definition` (`attach: true, item: true`), unless the indented lines look like code.
+//! - **Editorial notes.** Lines in square brackets opening with a transcriber's or editor's
+//!   label (`[Footnote 1: …]`, `[Sidenote: …]`, `[Illustration]`) are not read; the prose goes
+//!   on around them.
 //! - **Separators.** A line of only punctuation (`-----`, `* * *`, at least three marks) emits a
 //!   [`Block::Break`].
 //! - **Lists.** A line starting with a bullet (`-`, `*`, `•`, `o`) or an enumerator (`1.`,
@@ -334,6 +337,43 @@ fn gutenberg_body(src: &str) -> std::ops::Range<usize> {
     } else {
         body
     }
+}
+
+/// Labels of the notes that transcribers and editors set in square brackets among a text's
+/// lines (Project Gutenberg: `[Footnote 1: …]`, `[Sidenote: …]`, `[Illustration: …]`).
+const NOTE_LABELS: &[&str] = &[
+    "editor",
+    "footnote",
+    "illustration",
+    "sidenote",
+    "transcriber",
+];
+
+/// Most lines of one editorial note ([`editorial_note`]).
+const MAX_NOTE_LINES: usize = 12;
+
+/// The number of lines at the start of `lines` that make an editorial note in square brackets
+/// (`[Footnote 1: Means the last crop.]`, `[Sidenote: _See the following Scheme, p. 356._]`,
+/// `[Illustration]`): its first line opens with `[` and one of [`NOTE_LABELS`], and a line at
+/// most [`MAX_NOTE_LINES`] on ends with `]`. Such a note is not the author's running prose.
+fn editorial_note(lines: &[Line], src: &str) -> Option<usize> {
+    let text = |l: &Line| l.trimmed(src).text(src);
+    let label = text(lines.first()?).strip_prefix('[')?;
+    let len = label
+        .char_indices()
+        .find(|(_, c)| !c.is_alphabetic())
+        .map_or(label.len(), |(k, _)| k);
+    let (word, after) = label.split_at(len);
+    if !NOTE_LABELS.contains(&word.to_lowercase().as_str())
+        || !after.starts_with([':', ']', ' ', '\'', '’'])
+    {
+        return None;
+    }
+    lines
+        .iter()
+        .take(MAX_NOTE_LINES)
+        .position(|l| text(l).ends_with(']'))
+        .map(|k| k + 1)
 }
 
 /// Whether `t` may be a heading line: short, with no sentence-final punctuation.
@@ -804,6 +844,11 @@ impl Parser<'_> {
                     continue;
                 }
             }
+            if let Some(end) = editorial_note(lines.get(i..).unwrap_or(&[]), src) {
+                // Not read, and no break: the prose goes on around it.
+                i += end;
+                continue;
+            }
             if is_separator(t) {
                 self.flush(unit.take());
                 self.brk();
@@ -1268,6 +1313,31 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn editorial_notes_in_brackets_are_not_read() {
+        // Botchan's footnotes inside a paragraph, and a sidenote of Newton's Opticks on its own.
+        let src = "\"There seems to be no 'sasa-ame' in the country,\" I said.\n\
+                   [Footnote 1: Sasa-ame is a kind of rice-jelly wrapped with sasa, or the\n\
+                   bamboo leaves.]\n\
+                   Kiyo looked at me.\n\n\
+                   [Sidenote: _See the following Scheme, p. 356._]\n\n\
+                   [Illustration]\n\n\
+                   Are there not other original Properties of the Rays of Light?\n\n\
+                   [The brackets of a remark that is no note stay.]\n";
+        assert_eq!(
+            sentences(src),
+            v(&[
+                &[
+                    "\"There seems to be no 'sasa-ame' in the country,\" I said.",
+                    "Kiyo looked at me."
+                ],
+                &["Are there not other original Properties of the Rays of Light?"],
+                &["[The brackets of a remark that is no note stay.]"],
+            ])
+        );
+        check_spans(src);
     }
 
     #[test]
