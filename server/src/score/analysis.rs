@@ -288,8 +288,9 @@ pub fn sentence_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, u
 /// [`paragraph_units`]): adjacent paragraphs of a section, unless either is a list or ends in a
 /// lead-in or an unfinished line (the block or the list it introduces carries the link), or a
 /// skipped block (code, a table) stands between them, or both are inside a run of paragraphs
-/// that open alike ([`super::parallel`]: the items of an implicit list), or the section is back
-/// matter ([`super::back_matter`]).
+/// that open alike ([`super::parallel`]: the items of an implicit list), or the later one opens
+/// with an instruction after the earlier one gave one ([`super::instruction`]: the next item of a
+/// series of instructions), or the section is back matter ([`super::back_matter`]).
 pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
     let back = back_matter_sections(doc);
     let para = |r: &UnitRef| {
@@ -313,11 +314,24 @@ pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, 
             && !to.after_block
             && complete(from)
             && complete(to)
+            && !next_instruction(from, to)
     });
     super::parallel::without_runs(pairs, |i| {
         let first = para(&refs.get(i)?.0)?.sentences.first()?;
         super::parallel::opening(&first.text)
     })
+}
+
+/// Whether `to` opens with an instruction after `from` gave one: the next item of a series of
+/// instructions ([`super::instruction`]), which need not follow from the one before.
+fn next_instruction(from: &crate::text::Paragraph, to: &crate::text::Paragraph) -> bool {
+    use super::instruction::instructs;
+    to.sentences.first().is_some_and(|s| instructs(&s.text))
+        && from
+            .sentences
+            .iter()
+            .take(from.own_sentences)
+            .any(|s| instructs(&s.text))
 }
 
 /// Scores every transition of `doc` with `scorer`.
@@ -486,6 +500,27 @@ mod tests {
             vec![(
                 "The decorator registers the view".to_string(),
                 "Each view gets its own URL".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn an_instruction_after_an_instruction_is_not_judged_against_it() {
+        // The GNU Coding Standards: each paragraph is the next rule; the statement after them is
+        // judged as usual.
+        let src = "Don't include any symbolic links in the distribution itself.  People cannot \
+                   unpack it on systems that lack them.\n\n\
+                   Try to make sure that all the file names will be unique on MS-DOS.  A name \
+                   on MS-DOS has up to 8 characters.\n\n\
+                   If you make temporary files, check the 'TMPDIR' environment variable.\n\n\
+                   The very worst thing is if you forget to tell us about the other \
+                   contributor.\n";
+        assert_eq!(
+            judged_paragraphs(src, Format::Plain),
+            vec![(
+                "If you make temporary files, check the 'TMPDIR' environment variable".to_string(),
+                "The very worst thing is if you forget to tell us about the other contributor"
+                    .to_string()
             )]
         );
     }

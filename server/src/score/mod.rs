@@ -17,6 +17,7 @@ pub mod cues;
 pub mod embedding;
 pub mod entity_grid;
 pub mod findings;
+pub mod instruction;
 pub mod intrusion;
 pub mod lexical;
 pub mod logistic;
