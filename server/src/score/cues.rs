@@ -214,6 +214,14 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("once", Cue::Sequence),
     ("we", Cue::Personal),
     ("you", Cue::Personal),
+    // An example of what was just said, under a label ("Example: 'fmt - filter for simple
+    // filling of text'.", "Some examples are: …").
+    ("example", Cue::Example),
+    ("examples", Cue::Example),
+    ("some examples", Cue::Example),
+    ("e.g", Cue::Example),
+    ("to a lesser extent", Cue::Addition),
+    ("to a greater extent", Cue::Addition),
     // A comparison with what was just said ("Similar problems could prevent Emacs from
     // building", "Other systems allow …").
     ("similar", Cue::Addition),
@@ -550,6 +558,10 @@ mod tests {
             Some("Other".to_string())
         );
         assert_eq!(link("Similarity search is fast."), None);
+        assert_eq!(
+            link("Example: 'fmt - filter for simple filling of text'."),
+            Some("Example".to_string())
+        );
     }
 
     #[test]
