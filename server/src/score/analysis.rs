@@ -243,7 +243,8 @@ pub fn unit_link(before: Option<&Unit<'_>>, unit: &Unit<'_>) -> Option<Link> {
 /// [`sentence_units`]): adjacent sentences of a paragraph's own running prose. List items and
 /// quotes attached to a paragraph are structure, not prose transitions, and a sentence that does
 /// not end as a sentence does (a lead-in ending in a colon, a heading-like line, a sentence a
-/// block cuts in two) neither leads into nor follows a judged transition; nor do sentences inside
+/// block cuts in two) neither leads into nor follows a judged transition, nor does a sentence
+/// that points ahead ([`AHEAD`]) in a paragraph right before a block; nor do sentences inside
 /// a run that open alike ([`super::parallel`]), nor sentences of back matter
 /// ([`super::back_matter`]: sponsors, credits, a licence).
 pub fn sentence_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
@@ -259,13 +260,17 @@ pub fn sentence_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, u
         else {
             return false;
         };
+        let before_block = doc
+            .sections
+            .get(r.section)
+            .and_then(|s| s.paragraphs.get(r.paragraph + 1))
+            .is_some_and(|next| next.after_block);
         r.sentence.is_some_and(|i| {
             !para.list
                 && i < para.own_sentences
-                && para
-                    .sentences
-                    .get(i)
-                    .is_some_and(|s| s.ending() == Ending::Complete)
+                && para.sentences.get(i).is_some_and(|s| {
+                    s.ending() == Ending::Complete && !(before_block && points_ahead(&s.text))
+                })
         })
     };
     let pairs = adjacent(refs, |a, b| {
@@ -281,6 +286,23 @@ pub fn sentence_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, u
             .sentences
             .get(r.sentence?)?;
         super::parallel::opening(&sentence.text)
+    })
+}
+
+/// Phrases with which a sentence points ahead to what follows it ("Consider the situation shown
+/// *below*", "*the following* command may do the trick"): in a paragraph right before a code
+/// block or a table, such a sentence introduces the block, as a lead-in ending in a colon does.
+const AHEAD: &[&str] = &["below", "the following", "as follows"];
+
+/// Whether `sentence` points ahead with one of [`AHEAD`], as whole words.
+fn points_ahead(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    AHEAD.iter().any(|phrase| {
+        lower.match_indices(phrase).any(|(k, m)| {
+            let before = lower[..k].chars().next_back();
+            let after = lower[k + m.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
     })
 }
 
@@ -501,6 +523,34 @@ mod tests {
                 "The decorator registers the view".to_string(),
                 "Each view gets its own URL".to_string()
             )]
+        );
+    }
+
+    #[test]
+    fn a_sentence_pointing_ahead_to_a_block_is_a_lead_in() {
+        // debug's README: "shown below" introduces the code after the paragraph.
+        let src = "# Browser\n\nDebug's state is persisted by `localStorage`. Consider the \
+                   situation shown below where you have two workers. You enable it with a key. \
+                   It is read at load.\n\n```js\nlocalStorage.debug = 'worker:*'\n```\n\n\
+                   Then refresh the page. The rows below the table are sorted. Each row is a \
+                   worker.\n";
+        let judged = judged_sentences(src, Format::Markdown);
+        assert_eq!(
+            judged,
+            vec![
+                (
+                    "You enable it with a key.".to_string(),
+                    "It is read at load.".to_string()
+                ),
+                (
+                    "Then refresh the page.".to_string(),
+                    "The rows below the table are sorted.".to_string()
+                ),
+                (
+                    "The rows below the table are sorted.".to_string(),
+                    "Each row is a worker.".to_string()
+                ),
+            ]
         );
     }
 
