@@ -15,6 +15,8 @@
 //! and no verb counts before a word that makes it a subject ("Make is …"). A rule stated with a
 //! modal ("The description should use complete sentences.") is not an instruction here.
 
+use super::memo::Memo;
+use std::sync::OnceLock;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// Verbs in the base form that open instructions and are rarely the first word of a
@@ -117,8 +119,19 @@ const FRAMES: &[&str] = &[
 /// Marks that open a quotation or code after a verb: "Use 'getopt_long'", "Run `make`".
 const QUOTES: &[&str] = &["'", "\"", "`", "‘", "“", "("];
 
-/// Whether `sentence` is an instruction (see the module docs).
+/// Sentences whose answer [`instructs`] keeps (per generation; see [`Memo`]).
+const MEMO_SENTENCES: usize = 16_384;
+
+/// Whether `sentence` is an instruction (see the module docs). Memoized per sentence text for the
+/// whole process: every analysis asks it of the first sentence of every paragraph.
 pub fn instructs(sentence: &str) -> bool {
+    static MEMO: OnceLock<Memo<bool>> = OnceLock::new();
+    MEMO.get_or_init(|| Memo::new(MEMO_SENTENCES))
+        .get_or(sentence, read_instructs)
+}
+
+/// [`instructs`], computed.
+fn read_instructs(sentence: &str) -> bool {
     let tokens: Vec<String> = sentence
         .split_word_bounds()
         .filter(|w| !w.trim().is_empty())
@@ -180,6 +193,14 @@ mod tests {
     fn word_lists_are_sorted() {
         for list in [VERBS, NOUN_VERBS] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
+    }
+
+    #[test]
+    fn memoized_answers_match_computed_ones() {
+        for s in ["Use the source.", "Use of macros is rare.", ""] {
+            assert_eq!(instructs(s), read_instructs(s));
+            assert_eq!(instructs(s), read_instructs(s));
         }
     }
 

@@ -896,12 +896,7 @@ impl Parser<'_> {
             return false;
         }
         let mut u = self.start_unit(*term, 0);
-        let last = u.prose.text().trim_end().chars().next_back();
-        if last.is_some_and(|c| !matches!(c, '.' | ':' | ';' | ',' | '!' | '?' | '—' | '–' | '-'))
-        {
-            u.prose
-                .push_synthetic(":", Span::new(u.span.end, u.span.end));
-        }
+        u.prose.close_term(Span::new(u.span.end, u.span.end));
         for l in body {
             self.push_line(&mut u, *l);
         }

@@ -87,6 +87,16 @@ impl ProseText {
         self.text.push_str(text);
     }
 
+    /// Ends a definition-list term with a colon standing for `at`, so that it reads `term:
+    /// definition`, unless the term already ends in punctuation of its own (`Note:`, `Why?`).
+    pub fn close_term(&mut self, at: Span) {
+        let last = self.text.trim_end().chars().next_back();
+        if last.is_some_and(|c| !matches!(c, '.' | ':' | ';' | ',' | '!' | '?' | '—' | '–' | '-'))
+        {
+            self.push_synthetic(":", at);
+        }
+    }
+
     /// Appends a single space standing for `at`, unless the text already ends in whitespace.
     pub fn push_space(&mut self, at: Span) {
         if !self.text.is_empty() && !self.text.ends_with(char::is_whitespace) {

@@ -828,11 +828,7 @@ impl<'a> Parser<'a> {
         };
         let mut prose = ProseText::new();
         Inline::new(self.src, &[term_line]).render(&mut prose, None);
-        let last = prose.text().trim_end().chars().next_back();
-        if last.is_some_and(|c| !matches!(c, '.' | ':' | ';' | ',' | '!' | '?' | '—' | '–' | '-'))
-        {
-            prose.push_synthetic(":", Span::new(term_line.end, term_line.end));
-        }
+        prose.close_term(Span::new(term_line.end, term_line.end));
         let body = self.dedent_all(lines.get(i + 1..end).unwrap_or(&[]), None);
         self.flush_lead();
         let term_span = Span::new(term_line.start, term_line.end);
