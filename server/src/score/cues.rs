@@ -260,7 +260,43 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("tip", Cue::Addition),
     ("warning", Cue::Addition),
     ("caution", Cue::Addition),
+    ("nb", Cue::Addition),
+    ("n.b", Cue::Addition),
+    // A turn to the next topic that the writer marks as one ("As for control issues, …",
+    // "Concerning the total volume of material, …").
+    ("as for", Cue::Sequence),
+    ("as to", Cue::Sequence),
+    ("as regards", Cue::Sequence),
+    ("regarding", Cue::Sequence),
+    ("concerning", Cue::Sequence),
+    ("with regard to", Cue::Sequence),
+    ("with respect to", Cue::Sequence),
+    ("speaking of", Cue::Sequence),
+    ("turning to", Cue::Sequence),
 ];
+
+/// Words ending in "-ly" that are not adverbs, which [`sentence_adverb`] passes over ("Italy, …",
+/// "July, …").
+const NOT_ADVERBS: &[&str] = &[
+    "italy", "sicily", "july", "emily", "lily", "holly", "kelly", "molly", "billy", "sally",
+    "family", "supply", "reply", "apply", "rely", "ally", "belly", "jelly", "bully", "fly",
+    "assembly", "anomaly", "monopoly", "ugly", "silly", "lonely", "lovely", "friendly", "only",
+];
+
+/// The sentence adverb with which `sentence` opens, set off by a comma ("Fortunately, Vim supports
+/// both methods", "Independently, a first proposal …", "Reportedly, some things …"): the writer's
+/// comment on how the sentence stands to what was just said, as a connective is.
+fn sentence_adverb(sentence: &str) -> Option<&str> {
+    let t = sentence.trim_start();
+    let end = t.find(|c: char| !c.is_alphabetic())?;
+    let (word, rest) = t.split_at(end);
+    let lower = word.to_lowercase();
+    (rest.starts_with(',')
+        && lower.len() >= 6
+        && lower.ends_with("ly")
+        && !NOT_ADVERBS.contains(&lower.as_str()))
+    .then_some(word)
+}
 
 /// Words that point back to something already said when they appear near a sentence's start:
 /// demonstratives ("There are exceptions to *this* rule") and connectives inside the clause ("It
@@ -364,6 +400,9 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
     // The model's own cues, also when contracted ("That's", "It's", "They're").
     if let Some((cue, n)) = longest_opening(CUES.iter().chain(LINKING_PHRASES), &lower) {
         return Some((cue, words[..n].join(" ")));
+    }
+    if let Some(adverb) = sentence_adverb(sentence) {
+        return Some((Cue::Addition, adverb.to_string()));
     }
     lower
         .iter()
@@ -627,6 +666,43 @@ mod tests {
         assert_eq!(explicit_link("(a) Cats purr, and (b) dogs bark."), None);
         assert_eq!(explicit_link("(Optional) Penguins waddle."), None);
         assert_eq!(explicit_link("Seeds grow."), None);
+    }
+
+    #[test]
+    fn sentence_adverbs_notes_and_marked_turns_link_back() {
+        let link = |s: &str| explicit_link(s).map(|(_, w)| w);
+        // vim-usr_30.txt, latex-encguide.tex, postfix-standard-configuration-readme.txt.
+        assert_eq!(
+            link("Fortunately, Vim supports both methods quite well."),
+            Some("Fortunately".to_string())
+        );
+        assert_eq!(
+            link("Independently, a first proposal was worked out by Justin Ziegler."),
+            Some("Independently".to_string())
+        );
+        assert_eq!(
+            link("Reportedly, some things actually expect this ability to exist."),
+            Some("Reportedly".to_string())
+        );
+        // Not set off by a comma, or not an adverb.
+        assert_eq!(link("Quickly run the tests before you push."), None);
+        assert_eq!(link("Italy, France and Spain border the sea."), None);
+        assert_eq!(link("Family, friends and neighbours came."), None);
+        // debian-faq.txt: an aside marked as one.
+        assert_eq!(
+            link("NB: not all methods are supported by all computer architectures."),
+            Some("NB".to_string())
+        );
+        // docutils-policies.rst, loc-electronic-texts-workshop.txt: a turn the writer marks.
+        assert_eq!(
+            link("As for control issues, Emmett Plant put it well."),
+            Some("As for".to_string())
+        );
+        assert_eq!(
+            link("Concerning the total volume of material that has been processed, AM has seven."),
+            Some("Concerning".to_string())
+        );
+        assert_eq!(link("As the birds fly south, the nights grow cold."), None);
     }
 
     #[test]
