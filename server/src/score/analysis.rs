@@ -225,17 +225,24 @@ pub fn adjacent(
 }
 
 /// The explicit link with which a unit opens (its first sentence's), if any; else, when the unit
-/// before it (`before`) ends with a question ([`asks`]), the link of an answer to it.
+/// before it (`before`) ends with a question ([`asks`]), the link of an answer to it; else, when
+/// the unit opens with a question, the turn that question marks.
 pub fn unit_link(before: Option<&Unit<'_>>, unit: &Unit<'_>) -> Option<Link> {
+    let question = |cue| Link {
+        cue,
+        words: "?".to_string(),
+    };
     unit.first()
         .and_then(|s| explicit_link(s))
         .map(|(cue, words)| Link { cue, words })
         .or_else(|| {
             before?.last().filter(|s| asks(s))?;
-            Some(Link {
-                cue: Cue::Answer,
-                words: "?".to_string(),
-            })
+            Some(question(Cue::Answer))
+        })
+        .or_else(|| {
+            unit.first()
+                .filter(|s| asks(s))
+                .map(|_| question(Cue::Question))
         })
 }
 
@@ -622,6 +629,32 @@ mod tests {
         assert_eq!(
             a.sentences[0].link.as_ref().map(|l| l.cue),
             Some(Cue::Contrast)
+        );
+    }
+
+    #[test]
+    fn a_unit_that_opens_with_a_question_marks_its_turn() {
+        // postfix-debug-readme.txt and standard's README: a question that opens the next point.
+        let src = "Sometimes the behavior of Postfix does not match the source code. Why can a \
+                   program deviate from the instructions given by its author? There are two \
+                   possibilities.\n\nContributions are welcome.\n\nWant to chat? Join the \
+                   contributors.\n";
+        let a = analyze(&parse(src, Format::Plain), &Lexical::plain());
+        let cues: Vec<Option<Cue>> = a
+            .sentences
+            .iter()
+            .map(|t| t.link.as_ref().map(|l| l.cue))
+            .collect();
+        assert_eq!(
+            cues,
+            vec![Some(Cue::Question), Some(Cue::Answer), Some(Cue::Answer)]
+        );
+        assert_eq!(
+            a.paragraphs
+                .iter()
+                .map(|t| t.link.as_ref().map(|l| l.cue))
+                .collect::<Vec<_>>(),
+            vec![None, Some(Cue::Question)]
         );
     }
 

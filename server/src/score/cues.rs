@@ -29,6 +29,10 @@ pub enum Cue {
     /// An answer: the unit before ends with a question ([`asks`]), which this one takes up
     /// ("Why not make it configurable? Because …", "Is Debian free? Yes.").
     Answer,
+    /// A question: the unit opens by asking what the text goes on to take up ("Want to chat?",
+    /// "Why can a program deviate from the instructions given by its author?"), a turn the
+    /// writer marks.
+    Question,
 }
 
 /// An explicit link ([`explicit_link`]): its kind and the words that make it ("However", "In

@@ -659,6 +659,13 @@ fn linked_message(unit: &str, link: &Link, evidence: &str) -> String {
              answers the question, make that plain; if it belongs elsewhere, move it there."
         );
     }
+    if link.cue == Cue::Question {
+        return format!(
+            "This {unit} opens with a question, as a turn to a new point would, yet {evidence}. \
+             If the question follows from what comes before, make that plain; if it belongs \
+             elsewhere, move it there."
+        );
+    }
     let words = link.words.trim();
     if !words.chars().any(char::is_alphabetic) {
         // A quotation mark or a bracket: a turn of dialogue, a remark in parentheses.
@@ -850,7 +857,12 @@ mod tests {
                 .starts_with("This sentence follows a question, where an answer would stand, yet"),
             "{answer}"
         );
-        for m in [pointer, connective, dialogue, more, answer] {
+        let question = linked_message("paragraph", &link(Cue::Question, "?"), evidence);
+        assert!(
+            question.starts_with("This paragraph opens with a question, as a turn to a new point"),
+            "{question}"
+        );
+        for m in [pointer, connective, dialogue, more, answer, question] {
             assert!(!m.contains("does not follow"), "{m}");
         }
     }
