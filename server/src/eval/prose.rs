@@ -59,7 +59,8 @@ pub enum ProseCorpusError {
 }
 
 /// Reads every supported file under `dir`, in path order; a file's genre is the name of its
-/// folder. Files that are not valid UTF-8 are skipped.
+/// folder. Files that are not valid UTF-8 are skipped, and so are hidden files and folders (a
+/// name that starts with `.`), as `segue check` skips them.
 pub fn read_prose_corpus(dir: &Path) -> Result<Vec<ProseDoc>, ProseCorpusError> {
     let mut files = Vec::new();
     collect(dir, &mut files)?;
@@ -107,6 +108,9 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ProseCorpusError> {
         source,
     })?;
     for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
         let path = entry.path();
         let Ok(kind) = entry.file_type() else {
             continue;
@@ -627,6 +631,25 @@ mod tests {
             format: Format::from_path(Path::new(name)).unwrap_or(Format::Plain),
             source: source.to_string(),
         }
+    }
+
+    #[test]
+    fn hidden_files_and_folders_are_not_read() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let write = |rel: &str| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, "Cats purr. Cats sleep.\n").expect("write");
+        };
+        write("essay/cats.md");
+        write(".results/essay.md");
+        write("essay/.draft.md");
+        let docs = read_prose_corpus(dir.path()).expect("corpus");
+        let ids: Vec<(&str, &str)> = docs
+            .iter()
+            .map(|d| (d.id.as_str(), d.genre.as_str()))
+            .collect();
+        assert_eq!(ids, [("essay/cats.md", "essay")]);
     }
 
     #[test]
