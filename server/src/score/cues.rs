@@ -337,6 +337,30 @@ const PLURAL_REACH: usize = 12;
 /// opens a restrictive phrase, as "those who" does.
 const PLURAL_POINTERS: &[&str] = &["these"];
 
+/// Whether the word at `i` of `lower` is the "such" of "such as", which introduces examples
+/// ("Tools such as k6 …") rather than pointing back.
+fn such_as(lower: &[String], i: usize) -> bool {
+    lower[i] == "such" && lower.get(i + 1).is_some_and(|w| w == "as")
+}
+
+/// Words that open a subject naming an example ("*A common* example would be …").
+const EXAMPLE_ARTICLES: &[&str] = &["a", "an", "one"];
+
+/// The length in words of a subject that names an example of what was just said ("A common
+/// example would be exposing metrics …", "One example is …", "A good example of this is …"): an
+/// article, at most two modifiers, and "example" or "examples".
+fn example_subject(lower: &[String]) -> Option<usize> {
+    if !EXAMPLE_ARTICLES.contains(&lower.first()?.as_str()) {
+        return None;
+    }
+    lower
+        .iter()
+        .take(4)
+        .position(|w| w == "example" || w == "examples")
+        .filter(|&i| i > 0)
+        .map(|i| i + 1)
+}
+
 /// Two words that point back wherever they stand among a sentence's first words: "do so" and the
 /// pronoun "that" in "that's" (which cannot be the conjunction "that").
 fn points_back(lower: &[String], original: &[&str], i: usize) -> bool {
@@ -408,6 +432,9 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
     if let Some(adverb) = sentence_adverb(sentence) {
         return Some((Cue::Addition, adverb.to_string()));
     }
+    if let Some(n) = example_subject(&lower) {
+        return Some((Cue::Example, words[..n].join(" ")));
+    }
     lower
         .iter()
         .enumerate()
@@ -416,7 +443,9 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
                 PLURAL_POINTERS
                     .contains(&w.as_str())
                     .then_some((Cue::Demonstrative, i))
-            } else if POINTERS.contains(&w.as_str()) || points_back(&lower, &words, i) {
+            } else if (POINTERS.contains(&w.as_str()) && !such_as(&lower, i))
+                || points_back(&lower, &words, i)
+            {
                 Some((Cue::Demonstrative, i))
             } else if i < PRONOUN_REACH && PRONOUNS.contains(&w.as_str()) {
                 Some((Cue::Personal, i))
@@ -707,6 +736,25 @@ mod tests {
             Some("Concerning".to_string())
         );
         assert_eq!(link("As the birds fly south, the nights grow cold."), None);
+        // fastify's recommendations: an example of what was just said, and the "such" of "such
+        // as", which names examples and refers to nothing before it.
+        assert_eq!(
+            link("A common example would be exposing metrics endpoints on a separate port."),
+            Some("A common example".to_string())
+        );
+        assert_eq!(
+            link("One example is the metrics endpoint."),
+            Some("One example".to_string())
+        );
+        assert_eq!(link("A sample of birds flew south."), None);
+        assert_eq!(
+            link("Tools such as k6 or autocannon can be used for performance tests."),
+            None
+        );
+        assert_eq!(
+            link("Tools of such quality are rare."),
+            Some("such".to_string())
+        );
     }
 
     #[test]
