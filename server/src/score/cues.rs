@@ -454,7 +454,22 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
             }
         })
         .map(|(cue, i)| (cue, words[i].to_string()))
+        .or_else(|| stands_for_an_action(sentence).map(|w| (Cue::Demonstrative, w)))
         .or_else(|| points_to_more(sentence).map(|p| (Cue::Pointer, p.to_string())))
+}
+
+/// Forms of "do" that, before "so", stand for an action named before ("Anyone who tries to sell
+/// you on the idea that they *do so* is simply mistaken.").
+const DO_FORMS: &[&str] = &["do", "does", "did", "doing", "done"];
+
+/// The "do so" of `sentence`, as written, wherever it stands: it always stands for an action that
+/// the text before it names.
+fn stands_for_an_action(sentence: &str) -> Option<String> {
+    let words: Vec<&str> = sentence.unicode_words().collect();
+    words.windows(2).find_map(|w| {
+        (DO_FORMS.contains(&w[0].to_lowercase().as_str()) && w[1].eq_ignore_ascii_case("so"))
+            .then(|| format!("{} {}", w[0], w[1]))
+    })
 }
 
 /// Phrases that send the reader on for more on what was just said, wherever they stand in the
@@ -736,6 +751,12 @@ mod tests {
             Some("Concerning".to_string())
         );
         assert_eq!(link("As the birds fly south, the nights grow cold."), None);
+        // pyramid's design defense: "do so" stands for the action named before, however deep.
+        assert_eq!(
+            link("Anyone who tries to sell you on the idea that they do so is simply mistaken."),
+            Some("do so".to_string())
+        );
+        assert_eq!(link("Birds do not fly so high in winter."), None);
         // fastify's recommendations: an example of what was just said, and the "such" of "such
         // as", which names examples and refers to nothing before it.
         assert_eq!(
