@@ -377,12 +377,12 @@ fn example_subject(lower: &[String]) -> Option<usize> {
         .map(|i| i + 1)
 }
 
-/// Two words that point back wherever they stand among a sentence's first words: "do so" and the
-/// pronoun "that" in "that's" (which cannot be the conjunction "that").
-fn points_back(lower: &[String], original: &[&str], i: usize) -> bool {
+/// Whether the word at `i` points back wherever it stands among a sentence's first words: the
+/// pronoun "that" in "that's" (which cannot be the conjunction "that"). ("Do so" points back
+/// wherever it stands in the sentence: [`stands_for_an_action`].)
+fn points_back(original: &[&str], i: usize) -> bool {
     let word = original[i].to_lowercase();
     matches!(word.as_str(), "that's" | "that’s")
-        || (lower[i] == "so" && i > 0 && lower[i - 1] == "do")
 }
 
 /// Third-person pronouns: near a sentence's start they stand for someone or something named
@@ -460,7 +460,7 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
                     .contains(&w.as_str())
                     .then_some((Cue::Demonstrative, i))
             } else if (POINTERS.contains(&w.as_str()) && !such_as(&lower, i))
-                || points_back(&lower, &words, i)
+                || points_back(&words, i)
             {
                 Some((Cue::Demonstrative, i))
             } else if i < PRONOUN_REACH && PRONOUNS.contains(&w.as_str()) {
@@ -829,7 +829,7 @@ mod tests {
         );
         assert_eq!(
             link("Setting things up to do so can seem cumbersome."),
-            Some("so".to_string())
+            Some("do so".to_string())
         );
         assert_eq!(
             link("Note: the braces are mandatory."),
