@@ -63,6 +63,11 @@ pub enum Kept {
     /// paragraph) a block among its sentences, which would stay where it is while they move.
     #[error("it holds lists, code, lead-ins or lines that do not end as sentences do; Segue reorders running prose only")]
     NotProse,
+    /// A quotation runs from one unit into the next (a turn of dialogue that goes on after the
+    /// narrator's words, a speech over several paragraphs): moving the units would part its
+    /// opening mark from its closing one.
+    #[error("a quotation runs across its units; moving them would break it")]
+    Quotation,
     /// No such container.
     #[error("there is no such section or paragraph")]
     Missing,
@@ -80,12 +85,15 @@ pub fn reorderable(doc: &Document, container: Container) -> Result<(), Kept> {
                 .iter()
                 .all(|s| s.ending() == crate::text::Ending::Complete)
     };
-    let (units, all_prose) = match container {
+    let (units, all_prose, quotes_closed) = match container {
         Container::Section(s) => {
             let paras = &doc.sections.get(s).ok_or(Kept::Missing)?.paragraphs;
             (
                 paras.len(),
                 paras.iter().all(|p| prose(p) && !p.after_block),
+                paras
+                    .iter()
+                    .all(|p| quotes_balance(p.sentences.iter().map(|s| s.text.as_str()))),
             )
         }
         Container::Paragraph { section, paragraph } => {
@@ -94,7 +102,13 @@ pub fn reorderable(doc: &Document, container: Container) -> Result<(), Kept> {
                 .get(section)
                 .and_then(|s| s.paragraphs.get(paragraph))
                 .ok_or(Kept::Missing)?;
-            (p.sentences.len(), prose(p) && !p.blocks_inside)
+            (
+                p.sentences.len(),
+                prose(p) && !p.blocks_inside,
+                p.sentences
+                    .iter()
+                    .all(|s| quotes_balance(std::iter::once(s.text.as_str()))),
+            )
         }
     };
     if !UNITS.contains(&units) {
@@ -103,7 +117,44 @@ pub fn reorderable(doc: &Document, container: Container) -> Result<(), Kept> {
     if !all_prose {
         return Err(Kept::NotProse);
     }
+    if !quotes_closed {
+        return Err(Kept::Quotation);
+    }
     Ok(())
+}
+
+/// Whether every quotation opened in `texts` (read as one run of text) is closed in them: as
+/// many opening as closing marks, for double quotes (straight, which pair up, and curly) and
+/// single ones. A single mark between two letters is an apostrophe ("Dinah'll", "don't") and
+/// counts as neither. A possessive after a plural ("the dogs' bowls") reads as a closing mark,
+/// which keeps the author's order where a quotation could have been broken: the safe side.
+fn quotes_balance<'a>(texts: impl Iterator<Item = &'a str>) -> bool {
+    let (mut straight_double, mut curly_double, mut single) = (0usize, 0isize, 0isize);
+    for text in texts {
+        let chars: Vec<char> = text.chars().collect();
+        for (i, &c) in chars.iter().enumerate() {
+            let before = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+            let after = chars.get(i + 1).copied();
+            let letter = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+            match c {
+                '"' => straight_double += 1,
+                '“' => curly_double += 1,
+                '”' => curly_double -= 1,
+                '\'' | '‘' | '’' if letter(before) && letter(after) => {}
+                '‘' => single += 1,
+                '’' => single -= 1,
+                '\'' => {
+                    if before.is_none_or(|b| b.is_whitespace() || "([{—–-".contains(b)) {
+                        single += 1;
+                    } else {
+                        single -= 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    straight_double % 2 == 0 && curly_double == 0 && single == 0
 }
 /// Time budget of the decoder for containers beyond the exact decoder's reach.
 pub const DECODE_BUDGET: Duration = Duration::from_millis(200);
@@ -726,6 +777,43 @@ mod tests {
             Err(Kept::NotProse)
         );
         assert_eq!(reorderable(&doc, Container::Section(7)), Err(Kept::Missing));
+    }
+
+    #[test]
+    fn a_quotation_across_units_keeps_their_order() {
+        let first = Container::Paragraph {
+            section: 0,
+            paragraph: 0,
+        };
+        // Alice's Adventures in Wonderland: a turn of dialogue goes on after "Alice went on",
+        // so its sentences carry the marks of one quotation between them.
+        let alice = concat!(
+            "'How queer it seems,' Alice said to herself, 'to be going messages for a rabbit! ",
+            "I suppose Dinah'll be sending me on messages next!' And she began fancying the sort ",
+            "of thing that would happen: '\"Miss Alice! Come here directly!\" \"Coming in a ",
+            "minute, nurse! But I've got to see that the mouse doesn't get out.\" Only I don't ",
+            "think,' Alice went on, 'that they'd let Dinah stop in the house!'\n",
+        );
+        let doc = parse(alice, Format::Plain);
+        assert!(doc.sections[0].paragraphs[0].sentences.len() >= 3);
+        assert_eq!(reorderable(&doc, first), Err(Kept::Quotation));
+        // Quotations closed inside each sentence, apostrophes and curly marks: running prose.
+        let closed =
+            "She said “stop here.” The dogs didn't stop. Then ‘go’ was heard. They went.\n";
+        let doc = parse(closed, Format::Plain);
+        assert_eq!(reorderable(&doc, first), Ok(()));
+        // A speech over two paragraphs opens each with a mark and closes only at its end.
+        let speech = concat!(
+            "# A\n\n\"The first thing is the moon. It rose late.\n\n",
+            "\"The second is the sun. It set early.\"\n\nThe stars came out. They shone.\n",
+        );
+        let doc = parse(speech, Format::Markdown);
+        assert_eq!(
+            reorderable(&doc, Container::Section(0)),
+            Err(Kept::Quotation)
+        );
+        assert!(!quotes_balance(["It's the dogs' bowl"].into_iter()));
+        assert!(quotes_balance(["'Yes,' she said. 'No.'"].into_iter()));
     }
 
     #[test]
