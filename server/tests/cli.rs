@@ -1718,6 +1718,46 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
 }
 
 #[test]
+fn a_latex_file_in_a_declared_8_bit_encoding_is_checked_and_reordered_in_it() {
+    // As metapost's manual declares: `\usepackage[latin1]{inputenc}`, bytes that are not UTF-8.
+    let dir = temp_dir();
+    let mut bytes = b"\\documentclass{article}\n\\usepackage[latin1]{inputenc}\n\\begin{document}\n\\section{One}\n".to_vec();
+    bytes.extend_from_slice(
+        b"The cache stores vectors in M\xfcnchen and evicts old vectors.\n\n\
+Penguins waddle across the Antarctic ice and eat krill.\n\n\
+The cache evicts old vectors from memory when the cache is full.\n\n\
+Krill swarm under the Antarctic ice where penguins eat them.\n\\end{document}\n",
+    );
+    write(dir.path(), "notes.tex", &bytes);
+    let file = dir.path().join("notes.tex");
+    let file = file.to_str().expect("utf-8 path");
+    let run = segue(&["check", "--tier", "0", "--format", "json", file]);
+    assert!(run.code == 0 || run.code == 1, "{run:?}");
+    assert!(!run.stderr.contains("not valid UTF-8"), "{}", run.stderr);
+    let run = segue(&[
+        "reorder",
+        "--scorer",
+        "tier0",
+        "--section",
+        "1",
+        "--write",
+        file,
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let after = std::fs::read(file).expect("read back");
+    assert_ne!(after, bytes);
+    // Written back in Latin-1, byte for byte a permutation of what was read.
+    let word = b"M\xfcnchen";
+    assert!(after.windows(word.len()).any(|w| w == word), "{after:?}");
+    // What closes the document stays at its end, whichever paragraph moves last.
+    assert!(after.ends_with(b"\\end{document}\n"), "{after:?}");
+    let (mut a, mut b) = (after.clone(), bytes.clone());
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+}
+
+#[test]
 fn calibrate_replaces_only_the_scorers_it_measures() {
     let dir = temp_dir();
     let out = dir.path().join("calibration.json");

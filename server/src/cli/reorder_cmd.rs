@@ -209,17 +209,19 @@ fn run_with(args: ReorderArgs, before_check: &mut dyn FnMut()) -> anyhow::Result
     let rewritten = rewrite(source, &proposals)?;
     if args.write {
         let options = WriteOptions { force: args.force };
-        let how = replace_hooked(
-            &args.path,
-            rewritten.as_bytes(),
-            &file.snapshot,
-            options,
-            &mut |moment| {
-                if moment == Moment::Check {
-                    before_check();
-                }
-            },
-        )?;
+        // A permutation of the text's units encodes back in the file's own encoding.
+        let bytes = file.encoding.encode(&rewritten).with_context(|| {
+            format!(
+                "{}: the reordered text does not encode in {}",
+                args.path.display(),
+                file.encoding.name()
+            )
+        })?;
+        let how = replace_hooked(&args.path, &bytes, &file.snapshot, options, &mut |moment| {
+            if moment == Moment::Check {
+                before_check();
+            }
+        })?;
         let note = match how {
             Method::Renamed => String::new(),
             Method::InPlace(reason) => format!(", written in place ({reason})"),

@@ -103,8 +103,107 @@ fn identity(_: &Metadata) -> Option<(u64, u64)> {
 pub struct FileText {
     /// The text, byte-order mark included when there is one.
     pub text: String,
+    /// The encoding the file was read in, and is written back in.
+    pub encoding: Encoding,
     /// Size, time and hash when read.
     pub snapshot: Snapshot,
+}
+
+/// The encoding of a file Segue reads: UTF-8, or the 8-bit encoding a LaTeX file declares with
+/// `\usepackage[latin1]{inputenc}` or `[latin9]` ([`declared_encoding`]). In either 8-bit
+/// encoding every byte is one character, so a line's characters are its bytes, and a permutation
+/// of the text's units encodes back to a permutation of the file's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Encoding {
+    /// UTF-8 (the default; what every format but declared LaTeX is read as).
+    #[default]
+    Utf8,
+    /// ISO 8859-1: byte `b` is the character `U+00bb`.
+    Latin1,
+    /// ISO 8859-15: ISO 8859-1 with the eight characters of [`LATIN9`] in place of others.
+    Latin9,
+}
+
+/// The bytes at which ISO 8859-15 differs from ISO 8859-1, and its characters there.
+const LATIN9: [(u8, char); 8] = [
+    (0xA4, '€'),
+    (0xA6, 'Š'),
+    (0xA8, 'š'),
+    (0xB4, 'Ž'),
+    (0xB8, 'ž'),
+    (0xBC, 'Œ'),
+    (0xBD, 'œ'),
+    (0xBE, 'Ÿ'),
+];
+
+impl Encoding {
+    /// The text that `bytes` stand for in this 8-bit encoding (UTF-8 is decoded elsewhere).
+    fn decode(self, bytes: &[u8]) -> String {
+        bytes
+            .iter()
+            .map(|&b| match self {
+                Encoding::Latin9 => LATIN9
+                    .iter()
+                    .find(|&&(at, _)| at == b)
+                    .map_or(char::from(b), |&(_, c)| c),
+                Encoding::Utf8 | Encoding::Latin1 => char::from(b),
+            })
+            .collect()
+    }
+
+    /// `text` as bytes in this encoding; `None` when a character has no byte in it.
+    pub fn encode(self, text: &str) -> Option<Vec<u8>> {
+        match self {
+            Encoding::Utf8 => Some(text.as_bytes().to_vec()),
+            Encoding::Latin1 | Encoding::Latin9 => text
+                .chars()
+                .map(|c| {
+                    let special = LATIN9.iter().find(|&&(_, l9)| l9 == c).map(|&(b, _)| b);
+                    match self {
+                        Encoding::Latin9 => special.or_else(|| {
+                            u8::try_from(u32::from(c))
+                                .ok()
+                                .filter(|b| !LATIN9.iter().any(|&(at, _)| at == *b))
+                        }),
+                        _ => u8::try_from(u32::from(c)).ok(),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The encoding's name, as `inputenc` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Utf8 => "utf8",
+            Encoding::Latin1 => "latin1",
+            Encoding::Latin9 => "latin9",
+        }
+    }
+}
+
+/// How far into a file the `inputenc` declaration is looked for: the preamble.
+const PREAMBLE_BYTES: usize = 64 * 1024;
+
+/// The 8-bit encoding that a LaTeX file declares in its preamble with
+/// `\usepackage[latin1]{inputenc}` or `\usepackage[latin9]{inputenc}` (options may list others
+/// before or after it), if any.
+fn declared_encoding(bytes: &[u8]) -> Option<Encoding> {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(PREAMBLE_BYTES)]);
+    head.match_indices("{inputenc}").find_map(|(at, _)| {
+        let before = &head[..at];
+        let options = before.strip_suffix(']')?;
+        let open = options.rfind('[')?;
+        before[..open]
+            .trim_end()
+            .ends_with("\\usepackage")
+            .then_some(())?;
+        options[open + 1..].split(',').find_map(|o| match o.trim() {
+            "latin1" => Some(Encoding::Latin1),
+            "latin9" => Some(Encoding::Latin9),
+            _ => None,
+        })
+    })
 }
 
 /// Reads the regular file at `path` (following symlinks) as text.
@@ -123,8 +222,15 @@ pub fn read_file(path: &Path) -> Result<FileText, ReadError> {
     regular(&meta)?;
     let bytes = read_bounded(&mut file, meta.len())?;
     let snapshot = Snapshot::of(&meta, &bytes);
+    let (text, encoding) = match (std::str::from_utf8(&bytes), declared_encoding(&bytes)) {
+        (Err(_), Some(encoding)) if !bytes[..bytes.len().min(8192)].contains(&0) => {
+            (encoding.decode(&bytes), encoding)
+        }
+        _ => (read_text(bytes)?, Encoding::Utf8),
+    };
     Ok(FileText {
-        text: read_text(bytes)?,
+        text,
+        encoding,
         snapshot,
     })
 }
@@ -200,6 +306,49 @@ pub fn read_text(bytes: Vec<u8>) -> Result<String, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_latex_file_that_declares_an_8_bit_encoding_is_read_in_it() {
+        // As metapost's manual (latin1) and covington's (latin9) declare theirs.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("manual.tex");
+        let mut bytes = b"\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[latin9]{inputenc}\n".to_vec();
+        bytes.extend_from_slice(b"J\xfcrgen paid 5 \xa4 for \xbduvre.\n");
+        std::fs::write(&path, &bytes).expect("write");
+        let file = read_file(&path).expect("read");
+        assert_eq!(file.encoding, Encoding::Latin9);
+        assert!(
+            file.text.ends_with("Jürgen paid 5 € for œuvre.\n"),
+            "{}",
+            file.text
+        );
+        assert_eq!(
+            file.encoding.encode(&file.text).as_deref(),
+            Some(&bytes[..])
+        );
+        // Latin-1 reads 0xA4 as the currency sign.
+        let latin1 = b"\\usepackage[utf8x,latin1]{inputenc}\nGr\xfc\xdfe \xa4.\n".to_vec();
+        assert_eq!(declared_encoding(&latin1), Some(Encoding::Latin1));
+        let body = latin1.split(|&b| b == b'\n').nth(1).expect("a second line");
+        assert_eq!(Encoding::Latin1.decode(body), "Grüße ¤.");
+        assert_eq!(Encoding::Latin1.encode("€"), None);
+        assert_eq!(Encoding::Latin9.encode("¤"), None);
+        // Without a declaration, or declared in a comment's words only, the file is refused.
+        for head in [
+            &b""[..],
+            b"% inputenc latin1\n",
+            b"\\usepackage{inputenc}\n",
+        ] {
+            let path = dir.path().join("plain.tex");
+            let mut bytes = head.to_vec();
+            bytes.extend_from_slice(b"Gr\xfc\xdfe.\n");
+            std::fs::write(&path, &bytes).expect("write");
+            assert!(matches!(read_file(&path), Err(ReadError::NotUtf8(_))));
+        }
+        // A UTF-8 file that declares latin1 is read as the UTF-8 it is.
+        std::fs::write(&path, "\\usepackage[latin1]{inputenc}\nGrüße.\n").expect("write");
+        assert_eq!(read_file(&path).expect("read").encoding, Encoding::Utf8);
+    }
 
     #[test]
     fn refuses_binary_huge_and_non_utf8() {

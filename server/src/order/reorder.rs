@@ -5,8 +5,9 @@
 //! **Unit extents.** A reorderable unit covers more than its prose so that what belongs to it
 //! moves with it:
 //! - a paragraph runs from its disable comment (if any) or its first byte to the last non-blank
-//!   byte before the next paragraph of the section (or the next heading), so code blocks, tables
-//!   and math that follow a paragraph move with it;
+//!   byte before the next paragraph of the section, so code blocks, tables and math that follow a
+//!   paragraph move with it; the section's last paragraph ends with its own prose, and what
+//!   follows it (`\end{document}`, a closing comment) stays at the section's end;
 //! - a sentence is widened over markup glued to it (`**`, `_`, `)`, `"` …: non-whitespace right
 //!   before or after it), so emphasis that wraps a sentence moves with the sentence. Only the
 //!   paragraph's own sentences are reordered, never the items of an attached list or quote.
@@ -188,10 +189,6 @@ pub fn unit_extents(doc: &Document, source: &str, container: Container) -> Optio
     match container {
         Container::Section(s) => {
             let section = doc.sections.get(s)?;
-            let limit = doc
-                .sections
-                .get(s + 1)
-                .map_or(source.len(), |next| next.span.start);
             let starts: Vec<usize> = section
                 .paragraphs
                 .iter()
@@ -202,7 +199,11 @@ pub fn unit_extents(doc: &Document, source: &str, container: Container) -> Optio
                 .collect();
             let mut out = Vec::with_capacity(starts.len());
             for (i, p) in section.paragraphs.iter().enumerate() {
-                let region_end = starts.get(i + 1).copied().unwrap_or(limit).max(p.span.end);
+                // What stands after the section's last paragraph (`\end{document}`, a closing
+                // comment) closes the section, not that paragraph: it stays where it is.
+                let region_end = starts
+                    .get(i + 1)
+                    .map_or(p.span.end, |&next| next.max(p.span.end));
                 let region = source.get(p.span.end..region_end).unwrap_or("");
                 let end = p.span.end + region.trim_end().len();
                 out.push(Span::new(starts[i], end));
@@ -715,6 +716,11 @@ mod tests {
             spans[1].slice(src),
             "<!-- segue-disable-next -->\nSecond para."
         );
+        // What closes the document after the last paragraph stays at the end.
+        let tex = "\\section{T}\nFirst para.\n\nSecond para.\n\\end{document}\n";
+        let doc = parse(tex, Format::Latex);
+        let spans = unit_extents(&doc, tex, Container::Section(0)).unwrap();
+        assert_eq!(spans[1].slice(tex), "Second para.");
     }
 
     #[test]
