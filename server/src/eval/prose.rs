@@ -15,6 +15,7 @@
 //!
 //! Planting edits the source text, so the planted copy goes through the real parser like any file.
 
+use crate::input::read::decode_file;
 use crate::score::analysis::sentence_units;
 use crate::score::analysis::{analyze, paragraph_pairs, paragraph_units, sentence_pairs, Analysis};
 use crate::score::findings::{
@@ -59,7 +60,8 @@ pub enum ProseCorpusError {
 }
 
 /// Reads every supported file under `dir`, in path order; a file's genre is the name of its
-/// folder. Files that are not valid UTF-8 are skipped, and so are hidden files and folders (a
+/// folder. Files are decoded as `segue check` reads them (UTF-8, or a LaTeX file's declared
+/// 8-bit encoding); files that are not text are skipped, and so are hidden files and folders (a
 /// name that starts with `.`), as `segue check` skips them.
 pub fn read_prose_corpus(dir: &Path) -> Result<Vec<ProseDoc>, ProseCorpusError> {
     let mut files = Vec::new();
@@ -81,7 +83,7 @@ pub fn read_prose_corpus(dir: &Path) -> Result<Vec<ProseDoc>, ProseCorpusError> 
             path: path.display().to_string(),
             source,
         })?;
-        let Ok(source) = String::from_utf8(bytes) else {
+        let Ok((source, _)) = decode_file(bytes) else {
             continue;
         };
         let id = path

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use std::fs::Metadata;
 use std::io::Read;
 use std::path::Path;
+use std::string::FromUtf8Error;
 use std::time::SystemTime;
 
 /// Largest input checked, in bytes (files and standard input).
@@ -222,16 +223,24 @@ pub fn read_file(path: &Path) -> Result<FileText, ReadError> {
     regular(&meta)?;
     let bytes = read_bounded(&mut file, meta.len())?;
     let snapshot = Snapshot::of(&meta, &bytes);
-    let (text, encoding) = match (std::str::from_utf8(&bytes), declared_encoding(&bytes)) {
-        (Err(_), Some(encoding)) if !bytes[..bytes.len().min(8192)].contains(&0) => {
-            (encoding.decode(&bytes), encoding)
-        }
-        _ => (read_text(bytes)?, Encoding::Utf8),
-    };
+    let (text, encoding) = decode_file(bytes)?;
     Ok(FileText {
         text,
         encoding,
         snapshot,
+    })
+}
+
+/// Decodes a file's bytes as [`read_file`] does: UTF-8 text (see [`read_text`]), or, when they
+/// are not UTF-8, in the 8-bit encoding a LaTeX preamble declares.
+pub fn decode_file(bytes: Vec<u8>) -> Result<(String, Encoding), ReadError> {
+    Ok(match text_or_bytes(bytes)? {
+        Ok(text) => (text, Encoding::Utf8),
+        // Only a file that is not UTF-8 is looked at for a declared encoding.
+        Err(not_utf8) => match declared_encoding(not_utf8.as_bytes()) {
+            Some(encoding) => (encoding.decode(not_utf8.as_bytes()), encoding),
+            None => return Err(ReadError::NotUtf8(not_utf8.utf8_error().valid_up_to())),
+        },
     })
 }
 
@@ -292,6 +301,12 @@ fn kind(meta: &Metadata) -> &'static str {
 /// Checks that `bytes` are text: at most [`MAX_FILE_BYTES`], no NUL byte among the first
 /// 8 KiB, valid UTF-8.
 pub fn read_text(bytes: Vec<u8>) -> Result<String, ReadError> {
+    text_or_bytes(bytes)?.map_err(|e| ReadError::NotUtf8(e.utf8_error().valid_up_to()))
+}
+
+/// Checks size and NUL bytes as [`read_text`] does, then decodes UTF-8, handing the bytes back
+/// (inside the error) when they are not UTF-8.
+fn text_or_bytes(bytes: Vec<u8>) -> Result<Result<String, FromUtf8Error>, ReadError> {
     if bytes.len() > MAX_FILE_BYTES {
         return Err(ReadError::TooLarge {
             size: Some(bytes.len() as u64),
@@ -300,7 +315,7 @@ pub fn read_text(bytes: Vec<u8>) -> Result<String, ReadError> {
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(ReadError::Binary);
     }
-    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.utf8_error().valid_up_to()))
+    Ok(String::from_utf8(bytes))
 }
 
 #[cfg(test)]

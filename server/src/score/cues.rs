@@ -277,6 +277,11 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("with respect to", Cue::Sequence),
     ("speaking of", Cue::Sequence),
     ("turning to", Cue::Sequence),
+    // A hypothetical or a case set up to show what was just said ("Imagine we want to download
+    // the HTML source of …", "Consider the unsung heroine, groupby.").
+    ("imagine", Cue::Example),
+    ("suppose", Cue::Example),
+    ("consider", Cue::Example),
 ];
 
 /// Sentence adverbs that say how a sentence stands to what was just said ([`sentence_adverb`]):
@@ -290,6 +295,7 @@ const SENTENCE_ADVERBS: &[&str] = &[
     "analogously",
     "correspondingly",
     "equally",
+    "fittingly",
     "fortunately",
     "importantly",
     "incidentally",
@@ -302,6 +308,7 @@ const SENTENCE_ADVERBS: &[&str] = &[
     "relatedly",
     "sadly",
     "separately",
+    "suitably",
     "surprisingly",
     "understandably",
     "unsurprisingly",
@@ -316,6 +323,66 @@ fn sentence_adverb(sentence: &str) -> Option<&str> {
     let (word, rest) = t.split_at(end);
     (rest.starts_with(',') && SENTENCE_ADVERBS.contains(&word.to_lowercase().as_str()))
         .then_some(word)
+}
+
+/// "This" and "that" standing for something said before when punctuation follows them at once
+/// among a sentence's first words ("Beyond *that*, we recommend …", "I've nothing to add about
+/// *that*, but …"): the conjunction "that" and a determiner are never followed by a comma.
+fn standing_pronoun(sentence: &str) -> Option<String> {
+    let t = sentence.trim_start();
+    t.unicode_word_indices()
+        .take(POINTER_REACH)
+        .find(|(at, word)| {
+            matches!(word.to_lowercase().as_str(), "this" | "that")
+                && t[at + word.len()..].starts_with([',', ';', ':', '.', '!', '?'])
+        })
+        .map(|(_, word)| word.to_string())
+}
+
+/// The position of "for example" or "for instance" among a sentence's first words, set inside
+/// the clause ("Consider *for example* the unsung heroine", "The parser is, *for instance*,
+/// slow"): like "however" there, it presents the sentence as an example of what was just said.
+fn inner_example(lower: &[String]) -> Option<usize> {
+    lower
+        .windows(2)
+        .take(POINTER_REACH)
+        .position(|w| w[0] == "for" && (w[1] == "example" || w[1] == "instance"))
+}
+
+/// Demonstratives that, as the subject right after a sentence's fronted phrase, point back as
+/// surely as at its start ("In combination with other packages that use a lot of them, *this*
+/// can go over the limits").
+const FRONTED_POINTERS: &[&str] = &["this", "that", "these", "those"];
+
+/// Verbs and auxiliaries that, after a [`FRONTED_POINTERS`] word, make it the subject rather
+/// than a determiner ("this *can* go", not "this file").
+const SUBJECT_VERBS: &[&str] = &[
+    "is", "are", "was", "were", "can", "could", "will", "would", "may", "might", "must", "should",
+    "shall", "does", "do", "did", "has", "have", "had", "means", "meant", "makes", "made", "gives",
+    "lets", "allows", "requires", "works", "happens", "helps", "leads",
+];
+
+/// How far into a sentence (in words) its first comma may stand for [`fronted_pointer`].
+const FRONTED_REACH: usize = 20;
+
+/// The demonstrative that stands as the subject right after the phrase a sentence opens with
+/// ("In combination with …, *this* can go over the limits"), if any.
+fn fronted_pointer(sentence: &str) -> Option<String> {
+    let t = sentence.trim_start();
+    let comma = t.find(',')?;
+    if t[..comma].unicode_words().count() > FRONTED_REACH {
+        return None;
+    }
+    let mut after = t[comma + 1..].unicode_words();
+    let subject = after.next()?;
+    let lower = subject.to_lowercase();
+    let verb = match lower.rsplit_once(['\'', '’']) {
+        // "that's", "this'll": the verb is contracted onto the subject.
+        Some((stem, _)) if FRONTED_POINTERS.contains(&stem) => return Some(subject.to_string()),
+        _ => after.next()?.to_lowercase(),
+    };
+    (FRONTED_POINTERS.contains(&lower.as_str()) && SUBJECT_VERBS.contains(&verb.as_str()))
+        .then(|| subject.to_string())
 }
 
 /// Words that point back to something already said when they appear near a sentence's start:
@@ -471,6 +538,9 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
         })
         .map(|(cue, i)| (cue, words[i].to_string()))
         .or_else(|| stands_for_an_action(sentence).map(|w| (Cue::Demonstrative, w)))
+        .or_else(|| fronted_pointer(sentence).map(|w| (Cue::Demonstrative, w)))
+        .or_else(|| standing_pronoun(sentence).map(|w| (Cue::Demonstrative, w)))
+        .or_else(|| inner_example(&lower).map(|n| (Cue::Example, words[n..n + 2].join(" "))))
         .or_else(|| points_to_more(sentence).map(|p| (Cue::Pointer, p.to_string())))
 }
 
@@ -665,6 +735,64 @@ mod tests {
             link("Example: 'fmt - filter for simple filling of text'."),
             Some("Example".to_string())
         );
+    }
+
+    #[test]
+    fn a_demonstrative_subject_after_a_fronted_phrase_links_back() {
+        // pexpect's overview and qtree's notes.
+        assert_eq!(
+            explicit_link("Yes, that does appear to be DOS-style."),
+            Some((Cue::Demonstrative, "that".to_string()))
+        );
+        assert_eq!(
+            explicit_link(
+                "In combination with other packages that use a lot of registers, this can go \
+                 over the limits."
+            ),
+            Some((Cue::Demonstrative, "this".to_string()))
+        );
+        assert_eq!(
+            explicit_link("With the birds gone south, that's the end of summer.").map(|(c, _)| c),
+            Some(Cue::Demonstrative)
+        );
+        // toolz's control.rst, renpy's quickstart, tamethebeast.
+        assert_eq!(
+            explicit_link("Consider for example the unsung heroine, groupby.").map(|(c, _)| c),
+            Some(Cue::Example)
+        );
+        assert_eq!(
+            explicit_link("Memory is, for instance, not returned at once."),
+            Some((Cue::Example, "for instance".to_string()))
+        );
+        assert_eq!(
+            explicit_link("Imagine we want to download the HTML source of several pages.")
+                .map(|(c, _)| c),
+            Some(Cue::Example)
+        );
+        assert_eq!(
+            explicit_link("Beyond that, we recommend checking out the forums."),
+            Some((Cue::Demonstrative, "that".to_string()))
+        );
+        assert_eq!(
+            explicit_link("I've nothing to add about that, but it is useful to know."),
+            Some((Cue::Demonstrative, "that".to_string()))
+        );
+        assert_eq!(
+            explicit_link("Suitably, a lot of work has gone into the standards.").map(|(c, _)| c),
+            Some(Cue::Addition)
+        );
+        // The conjunction "that"; "for" without an example.
+        assert_eq!(explicit_link("Birds know that winter is coming."), None);
+        assert_eq!(explicit_link("Birds wait for examples of spring."), None);
+        // A determiner, not a subject; no demonstrative after the comma.
+        assert_eq!(
+            explicit_link(
+                "Far beyond the mountains and rivers of the southern continent, those nests \
+                 fill quickly."
+            ),
+            None
+        );
+        assert_eq!(explicit_link("Yesterday, the birds flew south."), None);
     }
 
     #[test]

@@ -36,7 +36,7 @@
 //! - **Skipped environments.** Floats (`figure`, `table`, `algorithm`, `wrapfigure`, …) and
 //!   the `comment` environment vanish without a trace (floats are out of the text flow).
 //!   Displayed non-prose (`tabular`, `verbatim`, `lstlisting`, `minted`, `algorithmic`,
-//!   `tikzpicture`, `thebibliography`, …) is skipped too; standing alone between paragraphs it
+//!   `tikzpicture`, `thebibliography` and packages' reference lists such as `reflist`, …) is skipped too; standing alone between paragraphs it
 //!   emits [`Block::Break`] (like a Markdown code block), inside a paragraph it reads as a space.
 //! - **Lists and quotes.** Each `\item` of `itemize`/`enumerate`/`description` (and the
 //!   `paralist`/`enumitem` variants) opens a [`Block::Prose`] with `attach: true` whose span
@@ -541,6 +541,9 @@ fn classify_env(name: &str) -> EnvClass {
         "tabular" | "tabularx" | "tabulary" | "tabu" | "longtable" | "supertabular"
         | "xtabular" | "array" | "tabbing" | "algorithmic" | "tikzpicture" | "tikzcd"
         | "pgfpicture" | "picture" | "pspicture" | "forest" | "thebibliography" | "alltt"
+        // Reference lists that packages define beside `thebibliography` (covington's
+        // hanging-indented `reflist`).
+        | "reflist" | "references" | "biblist" | "bibliography"
         // The LaTeX team's guides box a command's syntax in `decl`.
         | "decl" => {
             EnvClass::Skip { silent: false }
@@ -628,7 +631,7 @@ const ACTIONS: &[(&str, Action)] = {
         ),
         // Asides.
         (
-            "footnote footnotetext marginpar marginnote todo thanks sidenote endnote",
+            "footnote footnotetext marginpar marginnote todo thanks titlenote sidenote endnote",
             Drop("oM"),
         ),
         ("footcite footcitetext footfullcite", Drop("soom")),
@@ -2498,6 +2501,9 @@ mod tests {
     fn bibliography_is_skipped() {
         let src = "Last words.\n\n\\bibliographystyle{plain}\n\\bibliography{refs}\n\n\\begin{thebibliography}{9}\n\\bibitem{k} D. Knuth. The Art. 1968.\n\\end{thebibliography}\n\\bibitem{x} A stray entry.\n";
         assert_eq!(sentences(src), v(&[&["Last words."], &["A stray entry."]]));
+        // covington.tex: a package's own hanging-indented reference list, without \bibitem.
+        let src = "It prints as:\n\\begin{reflist}\nChomsky, Noam.  1965.  Aspects of the theory of syntax.  Cambridge,\nMassachusetts: MIT Press.\n\\end{reflist}\n\nThat is all.\n";
+        assert_eq!(sentences(src), v(&[&["It prints as:"], &["That is all."]]));
     }
 
     #[test]

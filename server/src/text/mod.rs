@@ -388,6 +388,13 @@ pub fn assemble(blocks: &[Block]) -> Document {
                 if sentences.is_empty() {
                     continue;
                 }
+                if !*item && copyright_notice(&sentences) {
+                    // Metadata, as a heading's byline is: it stands between paragraphs as a
+                    // skipped block does.
+                    can_attach = false;
+                    after_block = !section.paragraphs.is_empty();
+                    continue;
+                }
                 match section.paragraphs.last_mut() {
                     Some(last) if *attach && can_attach => {
                         last.span = last.span.cover(*span);
@@ -444,6 +451,35 @@ fn continues(last: &Paragraph, next: &Sentence) -> bool {
         .is_some_and(char::is_lowercase);
     let has_structure = last.list || last.own_sentences < last.sentences.len();
     (before.ending() == Ending::Unfinished && !has_structure) || lower
+}
+
+/// Most sentences in a copyright notice ([`copyright_notice`]): "Copyright 2010 The Go Authors.
+/// All rights reserved. Use of this source code is governed by a BSD-style licence."
+const NOTICE_SENTENCES: usize = 3;
+
+/// Whether `sentences`, a paragraph of their own, are a copyright notice: the first opens with
+/// "Copyright", "©" or "(c)" followed by a year or the sign ("Copyright (c) 2000-2002 by Timo
+/// Sirainen, release under GNU FDL 1.1 license."). An essay's "Copyright law protects …" is prose.
+fn copyright_notice(sentences: &[Sentence]) -> bool {
+    if sentences.len() > NOTICE_SENTENCES {
+        return false;
+    }
+    let Some(first) = sentences.first() else {
+        return false;
+    };
+    let mut words = first.text.split_whitespace();
+    let is_sign = |w: &str| matches!(w.to_lowercase().as_str(), "©" | "(c)");
+    let is_year = |w: &str| {
+        let digits: String = w.chars().take_while(char::is_ascii_digit).collect();
+        digits.len() == 4 && matches!(digits.as_bytes()[0], b'1' | b'2')
+    };
+    match words.next() {
+        Some(w) if w.eq_ignore_ascii_case("copyright") => {
+            words.next().is_some_and(|w| is_sign(w) || is_year(w))
+        }
+        Some(w) if is_sign(w) => words.next().is_some_and(is_year),
+        _ => false,
+    }
 }
 
 /// Most words in a label that stands for its list's heading ("Design principles:").
@@ -619,6 +655,31 @@ mod tests {
             let lists: Vec<bool> = doc.paragraphs().map(|p| p.list).collect();
             // A sentence that leads into its list stays prose.
             assert_eq!(lists, vec![false, true, false], "{format:?}");
+        }
+    }
+
+    #[test]
+    fn a_copyright_notice_is_not_prose() {
+        // irssi's startup-howto.txt under its title; an essay on copyright stays prose.
+        let src = "To new Irssi users.\n\nCopyright (c) 2000-2002 by Timo Sirainen, release \
+                   under GNU FDL 1.1 license.\n\nIndex with some questions.\n\n\
+                   Copyright law protects authors. It lasts for decades.\n\n\
+                   \u{a9} 2024 The Authors. All rights reserved.\n";
+        for format in [Format::Markdown, Format::Plain, Format::Rst] {
+            let doc = parse(src, format);
+            let firsts: Vec<&str> = doc
+                .paragraphs()
+                .map(|p| p.sentences[0].text.as_str())
+                .collect();
+            assert_eq!(
+                firsts,
+                vec![
+                    "To new Irssi users.",
+                    "Index with some questions.",
+                    "Copyright law protects authors."
+                ],
+                "{format:?}"
+            );
         }
     }
 

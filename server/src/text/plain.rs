@@ -24,6 +24,8 @@
 //! - **Numbered questions.** A FAQ entry's question (`5.9. How does Debian support non-English
 //!   languages?`) is a heading: a paragraph of at most three lines and 30 words that opens with a
 //!   section number of two or more parts (or one part, alone on its line) and ends with `?`.
+//!   A question under a `Q:` label (at most four lines, any final mark) is a heading of level 3;
+//!   a paragraph of several `Q:` lines is the FAQ's index, a list.
 //! - **Outlines.** Where at least two lines open with `**` or more and a space (Emacs's outline
 //!   and Org modes: `NEWS`, `PROBLEMS`), a line at the base indentation opening with stars is a
 //!   heading, one level per star; a heading that wraps goes on to the line ending its sentence.
@@ -427,6 +429,31 @@ fn numbered_question(lines: &[&str]) -> Option<u8> {
     (level >= 2 || lines.len() == 1).then_some(level)
 }
 
+/// The level of a FAQ entry's labelled question ([`faq_question`]), under the document's own
+/// headings.
+const FAQ_QUESTION_LEVEL: u8 = 3;
+
+/// Most lines in a FAQ entry's labelled question.
+const MAX_QUESTION_LINES: usize = 4;
+
+/// Whether `lines`, a paragraph, are a FAQ entry's question under a `Q:` label, the heading of
+/// the answer below it (screen's FAQ: `Q:   Seteuid()  does not work as expected in AIX.
+/// Attempting a multi-user-attach results in a screen-panic …`). It need not end with `?`. A
+/// paragraph of several `Q:` lines is the FAQ's index, a list ([`marker`]).
+fn faq_question(lines: &[&str]) -> bool {
+    let words: usize = lines.iter().map(|l| l.split_whitespace().count()).sum();
+    lines.len() <= MAX_QUESTION_LINES
+        && words <= MAX_QUESTION_WORDS + 10
+        && lines.first().is_some_and(|l| q_label(l))
+        && !lines.iter().skip(1).any(|l| q_label(l))
+}
+
+/// Whether `t` opens with a question's `Q:` label and text after it.
+fn q_label(t: &str) -> bool {
+    t.strip_prefix("Q:")
+        .is_some_and(|r| r.starts_with(char::is_whitespace) && has_a_word(r))
+}
+
 /// The level of the section number that opens `t`, followed by a title with a capital.
 fn number_level(t: &str) -> Option<u8> {
     let mut words = t.split_whitespace();
@@ -610,6 +637,8 @@ fn marker(t: &str) -> Option<(Marker, usize)> {
             }
             (Marker::Enumerator, len)
         }
+        // A FAQ's index: one `Q:` line per question ([`faq_question`]).
+        'Q' if t.as_bytes().get(1) == Some(&b':') => (Marker::Enumerator, 2),
         c if c.is_ascii_alphabetic() => {
             if t.as_bytes().get(1) != Some(&b')') {
                 return None;
@@ -759,6 +788,10 @@ impl Parser<'_> {
                 let question = question
                     .then(|| numbered_question(&lines.iter().map(text).collect::<Vec<_>>()))
                     .flatten();
+                let question = question.or_else(|| {
+                    (!listed && faq_question(&lines.iter().map(text).collect::<Vec<_>>()))
+                        .then_some(FAQ_QUESTION_LEVEL)
+                });
                 if let (None, Some(level), Some(last)) = (level, question, lines.last()) {
                     self.heading(*first, *first, *last, level);
                     if let Some(Block::Heading { title, .. }) = self.out.last_mut() {
@@ -1180,6 +1213,26 @@ mod tests {
         );
         // A numbered paragraph that is a sentence, not a question, stays prose.
         assert!(headings("2.1. The parser reads the input.\n\nMore text.\n").is_empty());
+        // Questions under a `Q:` label, and their index as a list (leafnode's and screen's FAQs).
+        let src = "Q: I cannot compile leafnode on Linux!\nQ: How do I copy/move the spool?\n\n\
+                   Q: I cannot compile leafnode on Linux!\n\nA: Another common reason is the \
+                   kernel.\n\nQ:   Seteuid()  does not work as expected in AIX.  Attempting a \
+                   multi-\n     user-attach results in a screen-panic.\n \nA:   This is not a \
+                   screen problem.\n";
+        assert_eq!(
+            headings(src),
+            vec![
+                ("Q: I cannot compile leafnode on Linux!".to_string(), 3),
+                (
+                    "Q: Seteuid() does not work as expected in AIX. Attempting a multi- \
+                     user-attach results in a screen-panic."
+                        .to_string(),
+                    3
+                ),
+            ]
+        );
+        let index: Vec<bool> = doc(src).paragraphs().map(|p| p.list).collect();
+        assert_eq!(index, vec![true, false, false]);
         // Manual-page style: a capital heading over indented text.
         let src = "NAME\n       ls - list directory contents\n\nDESCRIPTION\n       List information about the FILEs.\n";
         assert_eq!(
