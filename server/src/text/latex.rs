@@ -38,6 +38,10 @@
 //!   Displayed non-prose (`tabular`, `verbatim`, `lstlisting`, `minted`, `algorithmic`,
 //!   `tikzpicture`, `thebibliography` and packages' reference lists such as `reflist`, …) is skipped too; standing alone between paragraphs it
 //!   emits [`Block::Break`] (like a Markdown code block), inside a paragraph it reads as a space.
+//! - **Typeset copies.** A block whose words (80 % of them) repeat the `lstlisting`, `verbatim`,
+//!   `Verbatim`, `minted`, `LTXexample` or `sourcecode` listing that ends at most 400 bytes
+//!   before it is the manual showing what that source produces, not prose: it reads as a
+//!   [`Block::Break`].
 //! - **Lists and quotes.** Each `\item` of `itemize`/`enumerate`/`description` (and the
 //!   `paralist`/`enumitem` variants) opens a [`Block::Prose`] with `attach: true` whose span
 //!   starts at `\item`; a description label `\item[Term]` is kept, followed by a synthetic `:`
@@ -73,6 +77,7 @@
 //!   kept (`\LaTeX is` reads `LaTeX is`, as its author meant), except after a letter symbol
 //!   such as `\ss` or `\o`, which belongs to its word (`Stra\ss e` reads `Straße`).
 
+mod rendered;
 mod scan;
 mod short_verb;
 mod user_envs;
@@ -102,6 +107,7 @@ pub fn blocks(source: &str) -> Vec<Block> {
     p.flush();
     let mut out = p.out;
     normalize_levels(&mut out);
+    rendered::drop_rendered_copies(source, &mut out);
     out
 }
 
@@ -2504,6 +2510,19 @@ mod tests {
         // covington.tex: a package's own hanging-indented reference list, without \bibitem.
         let src = "It prints as:\n\\begin{reflist}\nChomsky, Noam.  1965.  Aspects of the theory of syntax.  Cambridge,\nMassachusetts: MIT Press.\n\\end{reflist}\n\nThat is all.\n";
         assert_eq!(sentences(src), v(&[&["It prints as:"], &["That is all."]]));
+    }
+
+    #[test]
+    fn a_typeset_copy_of_the_listing_before_it_is_not_read() {
+        // first-latex-doc.tex: a listing, then what it produces.
+        let src = "Add this text.\n\\begin{lstlisting}[style=latex]\nThere are $\\binom{2n+1}{n}$ sequences with $n$ occurrences of\n$-1$, and Raney's lemma tells us that exactly $1/(2n+1)$ of these sequences have all\npartial sums positive.\n\\end{lstlisting} % page 360\nIt produces this output.\n\\begin{center}\n\\begin{minipage}{0.8\\textwidth}\nThere are $\\binom{2n+1}{n}$ sequences with $n$ occurrences of\n$-1$, and Raney's lemma tells us that exactly $1/(2n+1)$ of these sequences have all\npartial sums positive.\n\\end{minipage}\n\\end{center}\n\nThe lemma counts sequences with positive partial sums and more.\n";
+        assert_eq!(
+            sentences(src),
+            v(&[
+                &["Add this text.", "It produces this output."],
+                &["The lemma counts sequences with positive partial sums and more."]
+            ])
+        );
     }
 
     #[test]

@@ -1,0 +1,97 @@
+//! Rendered examples: a manual shows a listing of LaTeX source, then what it typesets ("It
+//! produces this output." over a `minipage` holding the same text). The typeset copy repeats the
+//! listing's words, not the author's prose, so it is not read.
+
+use super::super::Block;
+use std::collections::HashSet;
+
+/// Environments whose content is a listing of source, as a manual shows it.
+const LISTINGS: &[&str] = &[
+    "lstlisting",
+    "verbatim",
+    "Verbatim",
+    "minted",
+    "LTXexample",
+    "sourcecode",
+];
+
+/// How far before a block (in bytes) the listing it repeats may end: a short line ("It produces
+/// this output.") and the environments around the typeset copy stand between them.
+const REACH: usize = 400;
+
+/// The share of a block's words that must appear in the listing for it to be the listing's
+/// typeset copy.
+const REPEATED_SHARE: f64 = 0.8;
+
+/// Fewest words (of three letters or more) in a block for the test to say anything.
+const MIN_WORDS: usize = 5;
+
+/// Replaces each prose block that repeats the listing just before it with a break.
+pub(super) fn drop_rendered_copies(source: &str, blocks: &mut [Block]) {
+    let listings = listings(source);
+    if listings.is_empty() {
+        return;
+    }
+    for block in blocks.iter_mut() {
+        let Block::Prose { span, prose, .. } = block else {
+            continue;
+        };
+        // The last listing that ends before the block, if it ends close enough.
+        let ended = listings.partition_point(|l| l.end <= span.start);
+        let Some(listing) = ended.checked_sub(1).and_then(|i| listings.get(i)) else {
+            continue;
+        };
+        if span.start - listing.end > REACH {
+            continue;
+        }
+        let own = words(prose.text());
+        if own.len() < MIN_WORDS {
+            continue;
+        }
+        let listed = words(source.get(listing.content.clone()).unwrap_or(""));
+        let repeated = own.iter().filter(|w| listed.contains(*w)).count();
+        if repeated as f64 >= REPEATED_SHARE * own.len() as f64 {
+            *block = Block::Break;
+        }
+    }
+}
+
+/// A listing environment in the source.
+struct Listing {
+    /// Its content, between `\begin{…}` and `\end{…}`.
+    content: std::ops::Range<usize>,
+    /// Where it ends, after `\end{…}`.
+    end: usize,
+}
+
+/// Every listing environment of `source`, in order of their ends (one pass per name).
+fn listings(source: &str) -> Vec<Listing> {
+    let mut out = Vec::new();
+    for name in LISTINGS {
+        let open = format!("\\begin{{{name}}}");
+        let close = format!("\\end{{{name}}}");
+        let mut at = 0;
+        while let Some(b) = source.get(at..).and_then(|r| r.find(&open)) {
+            let start = at + b + open.len();
+            let Some(e) = source.get(start..).and_then(|r| r.find(&close)) else {
+                break;
+            };
+            let end = start + e + close.len();
+            out.push(Listing {
+                content: start..start + e,
+                end,
+            });
+            at = end;
+        }
+    }
+    out.sort_by_key(|l| l.end);
+    out
+}
+
+/// The distinct words of three letters or more in `text`, in lower case.
+fn words(text: &str) -> HashSet<String> {
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect()
+}
