@@ -814,6 +814,7 @@ mod tests {
             untouched_evidence: None,
             shuffled: Vec::new(),
             untouched_flow: None,
+            untouched_moves_first: false,
         }
     }
 

@@ -464,6 +464,7 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
                     margin: 0.0,
                     confidence: None,
                     threshold: None,
+                    first_unit_logit: 0.0,
                     exact: true,
                     dangling: false,
                     flow: None,

@@ -44,6 +44,8 @@ pub struct ContainerCase {
     pub shuffled: Vec<ShuffledCase>,
     /// The flow judge's verdict on the author's order, for judges with one.
     pub untouched_flow: Option<FlowCase>,
+    /// Whether the judge's proposal on the author's order changes its first unit.
+    pub untouched_moves_first: bool,
 }
 
 /// The flow judge's verdict on one order of a container ([`crate::order::flow`]).
@@ -57,6 +59,8 @@ pub struct FlowCase {
     pub tau_proposed: f64,
     /// Whether that candidate is the author's order.
     pub exact: bool,
+    /// Whether that candidate changes the first unit of the order as given.
+    pub moves_first: bool,
 }
 
 impl FlowCase {
@@ -81,6 +85,8 @@ pub struct ShuffledCase {
     pub exact: bool,
     /// The flow judge's verdict, for judges with one.
     pub flow: Option<FlowCase>,
+    /// Whether the proposal changes the shuffled order's first unit.
+    pub moves_first: bool,
 }
 
 /// The containers of `doc` the test uses, as unit texts per level: those Segue reorders
@@ -138,6 +144,7 @@ pub fn reorder_cases(
             after: c.after,
             tau_proposed: kendall_tau(&proposed, &identity),
             exact: proposed == identity,
+            moves_first: c.order.first().is_some_and(|&u| u != 0),
         })
     };
     for (container, units) in reorderable_containers(&parsed) {
@@ -172,6 +179,7 @@ pub fn reorder_cases(
             };
             let flow = read(&permuted, table.as_ref(), &d.order, &perm);
             shuffled.push(ShuffledCase {
+                moves_first: !refused && d.order.first().is_some_and(|&u| u != 0),
                 flow,
                 gain: if refused { 0.0 } else { d.after - d.before },
                 evidence: Evidence::of(table.as_ref(), &permuted, d.before, d.after),
@@ -189,6 +197,7 @@ pub fn reorder_cases(
             untouched_evidence,
             shuffled,
             untouched_flow,
+            untouched_moves_first: untouched.order.first().is_some_and(|&u| u != 0),
         });
     }
     out
@@ -213,6 +222,7 @@ pub fn flow_view(cases: &[ContainerCase]) -> Option<Vec<ContainerCase>> {
             .iter()
             .map(|c| ContainerCase {
                 untouched_gain: c.untouched_flow.map_or(0.0, |f| f.gain()),
+                untouched_moves_first: c.untouched_flow.is_some_and(|f| f.moves_first),
                 untouched_evidence: c
                     .untouched_evidence
                     .zip(c.untouched_flow)
@@ -228,6 +238,7 @@ pub fn flow_view(cases: &[ContainerCase]) -> Option<Vec<ContainerCase>> {
                             tau_proposed: f.tau_proposed,
                             exact: f.exact,
                             flow: s.flow,
+                            moves_first: f.moves_first,
                         },
                         None => ShuffledCase {
                             gain: 0.0,
@@ -252,12 +263,20 @@ pub enum Rule<'a> {
 }
 
 impl Rule<'_> {
-    /// Whether the judge proposes for a verdict with this `gain` and `evidence`, at `margin`.
-    fn proposes(&self, gain: f64, evidence: Option<&Evidence>, margin: f64) -> bool {
+    /// Whether the judge proposes for a verdict with this `gain` and `evidence`, at `margin`;
+    /// `moves_first`: whether the proposal changes the container's first unit.
+    fn proposes(
+        &self,
+        gain: f64,
+        evidence: Option<&Evidence>,
+        margin: f64,
+        moves_first: bool,
+    ) -> bool {
         match self {
             Rule::Margin(_) => gain >= margin,
             Rule::Model(m) => {
-                gain >= MIN_GAIN && evidence.is_some_and(|e| m.confidence(e) >= m.threshold)
+                gain >= MIN_GAIN
+                    && evidence.is_some_and(|e| m.overrules(m.confidence(e), moves_first))
             }
         }
     }
@@ -326,7 +345,9 @@ pub fn summarize(
         Rule::Margin(m) => m.unwrap_or(calibrated).max(MIN_GAIN),
         Rule::Model(m) => m.threshold,
     };
-    let proposes = |gain: f64, evidence: Option<&Evidence>| rule.proposes(gain, evidence, margin);
+    let proposes = |gain: f64, evidence: Option<&Evidence>, moves_first: bool| {
+        rule.proposes(gain, evidence, margin, moves_first)
+    };
     let share = |hits: usize, of: usize| {
         if of == 0 {
             0.0
@@ -336,7 +357,13 @@ pub fn summarize(
     };
     let untouched = cases
         .iter()
-        .filter(|c| proposes(c.untouched_gain, c.untouched_evidence.as_ref()))
+        .filter(|c| {
+            proposes(
+                c.untouched_gain,
+                c.untouched_evidence.as_ref(),
+                c.untouched_moves_first,
+            )
+        })
         .count();
     let copies: Vec<(&ContainerCase, &ShuffledCase)> = cases
         .iter()
@@ -344,7 +371,7 @@ pub fn summarize(
         .collect();
     let proposed: Vec<&(&ContainerCase, &ShuffledCase)> = copies
         .iter()
-        .filter(|(_, s)| proposes(s.gain, s.evidence.as_ref()))
+        .filter(|(_, s)| proposes(s.gain, s.evidence.as_ref(), s.moves_first))
         .collect();
     let small: Vec<&&(&ContainerCase, &ShuffledCase)> =
         proposed.iter().filter(|(c, _)| c.units <= 6).collect();
@@ -380,7 +407,7 @@ pub fn summarize(
             copies
                 .iter()
                 .map(|(_, s)| {
-                    if proposes(s.gain, s.evidence.as_ref()) {
+                    if proposes(s.gain, s.evidence.as_ref(), s.moves_first) {
                         s.tau_proposed
                     } else {
                         s.tau_shuffled
@@ -414,8 +441,10 @@ mod tests {
                     tau_proposed: 1.0,
                     exact: true,
                     flow: None,
+                    moves_first: true,
                 }],
                 untouched_flow: None,
+                untouched_moves_first: true,
             })
             .collect();
         let row = summarize("x", Level::Paragraph, &cases, Rule::Margin(None)).unwrap();
@@ -435,6 +464,7 @@ mod tests {
             after: -1.0 + gain,
             tau_proposed: if exact { 1.0 } else { 0.0 },
             exact,
+            moves_first: true,
         };
         let cases: Vec<ContainerCase> = (0..40)
             .map(|i| ContainerCase {
@@ -452,8 +482,10 @@ mod tests {
                     tau_proposed: -1.0,
                     exact: false,
                     flow: Some(flow(3.0 + i as f64 / 10.0, i % 2 == 0)),
+                    moves_first: true,
                 }],
                 untouched_flow: Some(flow(i as f64 / 10.0, false)),
+                untouched_moves_first: true,
             })
             .collect();
         let view = flow_view(&cases).unwrap();

@@ -16,7 +16,7 @@
 
 use super::decode::{best_order, Problem};
 use super::flow;
-use super::overrule::{Evidence, OverruleModel};
+use super::overrule::{overrules, Evidence, OverruleModel};
 use crate::score::{order_score, Level, Pairwise, Scorer, Unit};
 use crate::text::{Document, Span};
 use std::sync::Arc;
@@ -272,6 +272,9 @@ pub struct Proposal {
     pub confidence: Option<f64>,
     /// The confidence from which a proposal is offered.
     pub threshold: Option<f64>,
+    /// How much more confident (logits) the model must be for a proposal that changes the
+    /// container's first unit ([`OverruleModel::first_unit_logit`]).
+    pub first_unit_logit: f64,
     /// Whether the order is proven optimal for the scorer.
     pub exact: bool,
     /// Whether the proposed order would separate a unit that leans on what comes before it
@@ -332,6 +335,11 @@ impl Proposal {
         }
     }
 
+    /// Whether the proposal changes the unit that opens the container.
+    pub fn moves_first(&self) -> bool {
+        self.order.first().is_some_and(|&u| u != 0)
+    }
+
     /// The unit the proposal moves, when it moves one: where a code action is offered.
     pub fn moved_unit(&self) -> Option<usize> {
         match self.change {
@@ -354,7 +362,7 @@ impl Proposal {
             return false;
         }
         match (self.confidence, self.threshold) {
-            (Some(p), Some(t)) => p >= t,
+            (Some(p), Some(t)) => overrules(p, t, self.first_unit_logit, self.moves_first()),
             _ => self.gain() >= self.margin,
         }
     }
@@ -667,6 +675,7 @@ pub fn propose(
         after: d.after,
         margin: margin(scorer.name(), level),
         threshold: None,
+        first_unit_logit: 0.0,
         confidence: None,
         exact: d.exact,
         flow: None,
@@ -696,6 +705,7 @@ pub fn propose(
     }
     proposal.confidence = model.and_then(|m| evidence.as_ref().map(|e| m.confidence(e)));
     proposal.threshold = proposal.confidence.and(model.map(|m| m.threshold));
+    proposal.first_unit_logit = model.map_or(0.0, |m| m.first_unit_logit);
     Some(proposal)
 }
 

@@ -791,6 +791,7 @@ mod tests {
             margin: 0.05,
             confidence: Some(0.9),
             threshold: Some(0.5),
+            first_unit_logit: 0.0,
             exact: true,
             dangling: false,
             flow: None,
