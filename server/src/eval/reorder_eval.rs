@@ -14,7 +14,9 @@ use super::prose::ProseDoc;
 use crate::order::flow::choose;
 use crate::order::metrics::kendall_tau;
 use crate::order::overrule::{Evidence, OverruleModel};
-use crate::order::reorder::{dangles, decide, reorderable, unit_texts, Container, MIN_GAIN};
+use crate::order::reorder::{
+    changes_first, dangles, decide, reorderable, unit_texts, Container, MIN_GAIN,
+};
 use crate::score::{Level, Scorer, Unit};
 use crate::text::{parse, Document};
 use rand::seq::SliceRandom;
@@ -144,7 +146,7 @@ pub fn reorder_cases(
             after: c.after,
             tau_proposed: kendall_tau(&proposed, &identity),
             exact: proposed == identity,
-            moves_first: c.order.first().is_some_and(|&u| u != 0),
+            moves_first: changes_first(&c.order),
         })
     };
     for (container, units) in reorderable_containers(&parsed) {
@@ -179,7 +181,7 @@ pub fn reorder_cases(
             };
             let flow = read(&permuted, table.as_ref(), &d.order, &perm);
             shuffled.push(ShuffledCase {
-                moves_first: !refused && d.order.first().is_some_and(|&u| u != 0),
+                moves_first: !refused && changes_first(&d.order),
                 flow,
                 gain: if refused { 0.0 } else { d.after - d.before },
                 evidence: Evidence::of(table.as_ref(), &permuted, d.before, d.after),
@@ -197,7 +199,7 @@ pub fn reorder_cases(
             untouched_evidence,
             shuffled,
             untouched_flow,
-            untouched_moves_first: untouched.order.first().is_some_and(|&u| u != 0),
+            untouched_moves_first: changes_first(&untouched.order),
         });
     }
     out

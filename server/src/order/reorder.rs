@@ -337,7 +337,7 @@ impl Proposal {
 
     /// Whether the proposal changes the unit that opens the container.
     pub fn moves_first(&self) -> bool {
-        self.order.first().is_some_and(|&u| u != 0)
+        changes_first(&self.order)
     }
 
     /// The unit the proposal moves, when it moves one: where a code action is offered.
@@ -366,6 +366,12 @@ impl Proposal {
             _ => self.gain() >= self.margin,
         }
     }
+}
+
+/// Whether `order` (slot `i` gets unit `order[i]`) puts another unit first than the one that
+/// opens the container now.
+pub fn changes_first(order: &[usize]) -> bool {
+    order.first().is_some_and(|&u| u != 0)
 }
 
 /// The reorder margins shipped with Segue (`models/reorder.json`, measured by

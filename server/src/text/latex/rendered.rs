@@ -64,27 +64,35 @@ struct Listing {
     end: usize,
 }
 
-/// Every listing environment of `source`, in order of their ends (one pass per name).
+/// Every listing environment of `source`, in order: one pass over its `\begin{`s, a listing's
+/// content skipped (a listing that shows another listing is one).
 fn listings(source: &str) -> Vec<Listing> {
+    const BEGIN: &str = "\\begin{";
     let mut out = Vec::new();
-    for name in LISTINGS {
-        let open = format!("\\begin{{{name}}}");
+    let mut at = 0;
+    while let Some(b) = source.get(at..).and_then(|r| r.find(BEGIN)) {
+        let name_at = at + b + BEGIN.len();
+        at = name_at;
+        let Some(name) = LISTINGS.iter().find(|name| {
+            source
+                .get(name_at..)
+                .and_then(|r| r.strip_prefix(**name))
+                .is_some_and(|r| r.starts_with('}'))
+        }) else {
+            continue;
+        };
+        let start = name_at + name.len() + 1;
         let close = format!("\\end{{{name}}}");
-        let mut at = 0;
-        while let Some(b) = source.get(at..).and_then(|r| r.find(&open)) {
-            let start = at + b + open.len();
-            let Some(e) = source.get(start..).and_then(|r| r.find(&close)) else {
-                break;
-            };
-            let end = start + e + close.len();
-            out.push(Listing {
-                content: start..start + e,
-                end,
-            });
-            at = end;
-        }
+        let Some(e) = source.get(start..).and_then(|r| r.find(&close)) else {
+            break;
+        };
+        let end = start + e + close.len();
+        out.push(Listing {
+            content: start..start + e,
+            end,
+        });
+        at = end;
     }
-    out.sort_by_key(|l| l.end);
     out
 }
 
