@@ -1718,6 +1718,63 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
 }
 
 #[test]
+fn a_plain_file_in_an_undeclared_8_bit_encoding_is_read_in_the_one_named() {
+    // An old plain-text manual saved in Windows-1252: curly quotes at 0x93/0x94, "é" at 0xe9.
+    let dir = temp_dir();
+    let bytes = b"The caf\xe9 stores vectors in a cache and evicts old vectors.\n\n\
+Penguins waddle across the \x93Antarctic\x94 ice and eat krill.\n\n\
+The cache evicts old vectors from memory when the cache is full.\n\n\
+Krill swarm under the Antarctic ice where penguins eat them.\n"
+        .to_vec();
+    write(dir.path(), "manual.txt", &bytes);
+    write(dir.path(), "good.md", COHERENT.as_bytes());
+    let file = dir.path().join("manual.txt");
+    let file = file.to_str().expect("utf-8 path");
+    // Refused without the option, and the error names it.
+    let run = segue(&["check", "--tier", "0", file]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stdout.contains("--encoding latin1"), "{}", run.stdout);
+    // With it, the file is checked; a UTF-8 file beside it is still read as UTF-8.
+    let folder = dir.path().to_str().expect("utf-8 path");
+    let run = segue(&[
+        "check",
+        "--tier",
+        "0",
+        "--encoding",
+        "cp1252",
+        "--format",
+        "json",
+        folder,
+    ]);
+    assert!(run.code == 0 || run.code == 1, "{run:?}");
+    assert!(!run.stdout.contains("not valid UTF-8"), "{}", run.stdout);
+    let run = segue(&["score", "--tier", "0", "--encoding", "windows-1252", file]);
+    assert_eq!(run.code, 0, "{run:?}");
+    // `reorder --write` writes it back in Windows-1252, a permutation of the bytes read.
+    let run = segue(&[
+        "reorder",
+        "--scorer",
+        "tier0",
+        "--encoding",
+        "cp1252",
+        "--section",
+        "1",
+        "--write",
+        file,
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let after = std::fs::read(file).expect("read back");
+    assert_ne!(after, bytes);
+    for word in [&b"caf\xe9"[..], b"\x93Antarctic\x94"] {
+        assert!(after.windows(word.len()).any(|w| w == word), "{after:?}");
+    }
+    let (mut a, mut b) = (after.clone(), bytes.clone());
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+}
+
+#[test]
 fn a_latex_file_in_a_declared_8_bit_encoding_is_checked_and_reordered_in_it() {
     // As metapost's manual declares: `\usepackage[latin1]{inputenc}`, bytes that are not UTF-8.
     let dir = temp_dir();

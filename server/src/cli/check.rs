@@ -2,11 +2,11 @@
 
 use super::diff::Changes;
 use super::report::{reporter, CheckReport, Detail, FileResult, Located, OutputFormat, Range};
-use super::scorers::{order_scorer, reporting_scorer, scorers_with};
+use super::scorers::{order_scorer, reporting_scorer, scorers_with, EncodingArg};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 use crate::config::{find_project_file, parse_tier, repository_root, Config, Origin, TierChoice};
 use crate::input::collect::{collect, Input};
-use crate::input::read::{read_file, read_stdin};
+use crate::input::read::{read_file_in, read_stdin, read_stdin_in, Encoding};
 use crate::order::reorder::{reorderable, Container, Judge, Proposal};
 use crate::score::analysis::{analyze, Analysis};
 use crate::score::findings::{companion_analysis, findings_with, Calibration, Sensitivity};
@@ -45,6 +45,10 @@ pub struct CheckArgs {
     /// Format of stdin and of files with an unknown extension: markdown, rst, latex, plain.
     #[arg(long, value_enum)]
     pub language: Option<LanguageArg>,
+    /// The encoding of files (and stdin) that are neither UTF-8 nor declare one (a LaTeX preamble's
+    /// `inputenc`): latin1, latin9 or cp1252. UTF-8 files are read as UTF-8 whatever it says.
+    #[arg(long, value_enum, value_name = "ENCODING")]
+    pub encoding: Option<EncodingArg>,
     /// Report findings only on the paragraphs a change touched: since git revision BASE
     /// (`git diff --unified=0 BASE` in each file's repository), or in the unified diff read on
     /// stdin with `--diff -`. Each document is still scored whole.
@@ -208,6 +212,10 @@ pub fn gather(args: &CheckArgs) -> anyhow::Result<CheckReport> {
     } else {
         progress_bar(inputs.len(), scorer.tier())
     };
+    let read_as = ReadAs {
+        language: args.language.map(Format::from),
+        encoding: args.encoding.map(Encoding::from),
+    };
     let one = |input: &Input| {
         let changes = match (input, args.diff.as_deref(), &stdin_diff) {
             (Input::File(p), _, Some(files)) => Some(Ok(super::diff::changes_for(files, p))),
@@ -218,7 +226,7 @@ pub fn gather(args: &CheckArgs) -> anyhow::Result<CheckReport> {
             Some(Err(e)) => FileResult::failed(input_path(input), e),
             Some(Ok(changes)) => check_input(
                 input,
-                args.language.map(Format::from),
+                read_as,
                 scorer.as_ref(),
                 &calibration,
                 &config,
@@ -227,7 +235,7 @@ pub fn gather(args: &CheckArgs) -> anyhow::Result<CheckReport> {
             ),
             None => check_input(
                 input,
-                args.language.map(Format::from),
+                read_as,
                 scorer.as_ref(),
                 &calibration,
                 &config,
@@ -444,9 +452,18 @@ fn input_path(input: &Input) -> String {
     }
 }
 
+/// How inputs are read: the format of stdin and of files with an unknown extension
+/// (`--language`), and the encoding of those that are neither UTF-8 nor declare one
+/// (`--encoding`).
+#[derive(Debug, Clone, Copy)]
+struct ReadAs {
+    language: Option<Format>,
+    encoding: Option<Encoding>,
+}
+
 fn check_input(
     input: &Input,
-    language: Option<Format>,
+    read_as: ReadAs,
     scorer: &dyn Scorer,
     calibration: &Calibration,
     config: &Config,
@@ -456,13 +473,15 @@ fn check_input(
     let (path, source, format) = match input {
         Input::Stdin => (
             "-".to_string(),
-            read_stdin(),
-            language.unwrap_or(Format::Markdown),
+            read_stdin_in(read_as.encoding),
+            read_as.language.unwrap_or(Format::Markdown),
         ),
         Input::File(p) => (
             p.display().to_string(),
-            read_file(p).map(|f| f.text),
-            Format::from_path(p).or(language).unwrap_or(Format::Plain),
+            read_file_in(p, read_as.encoding).map(|f| f.text),
+            Format::from_path(p)
+                .or(read_as.language)
+                .unwrap_or(Format::Plain),
         ),
     };
     let source = match source {

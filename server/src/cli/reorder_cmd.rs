@@ -1,7 +1,7 @@
 //! `segue reorder`: propose (and optionally apply) a better order of a file's paragraphs or
 //! sentences.
 
-use super::scorers::{order_scorer, read_document, scorers_for};
+use super::scorers::{order_scorer, read_document, scorers_for, EncodingArg};
 use super::write::{replace_hooked, Method, Moment, WriteOptions};
 use crate::config::{parse_tier, TierChoice};
 use crate::order::permute::{apply, permute};
@@ -65,6 +65,11 @@ pub struct ReorderArgs {
     /// Scorer used to judge orders (default: tier0; `ordering` is the trained ordering model).
     #[arg(long)]
     pub scorer: Option<String>,
+    /// The encoding of a file that is neither UTF-8 nor declares one (a LaTeX preamble's
+    /// `inputenc`): latin1, latin9 or cp1252. A UTF-8 file is read as UTF-8 whatever it says, and
+    /// `--write` writes the file back in the encoding it was read in.
+    #[arg(long, value_enum, value_name = "ENCODING")]
+    pub encoding: Option<EncodingArg>,
 }
 
 /// "1 paragraph", "3 paragraphs".
@@ -147,7 +152,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<u8> {
 /// [`run`], calling `before_check` right before `--write` checks that the file is unchanged
 /// since it was read (tests change the file there).
 fn run_with(args: ReorderArgs, before_check: &mut dyn FnMut()) -> anyhow::Result<u8> {
-    let (file, doc) = read_document(&args.path)?;
+    let (file, doc) = read_document(&args.path, args.encoding)?;
     let source = file.text.as_str();
     let set = scorers_for(args.tier)?;
     let judge = Judge {
@@ -417,6 +422,7 @@ Krill swarm under the Antarctic ice where penguins eat them.\n";
             force: false,
             tier: TierChoice::Builtin,
             scorer: Some("tier0".into()),
+            encoding: None,
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::check::{gather, CheckArgs, LanguageArg, SensitivityArg};
 use super::report::{html, OutputFormat};
+use super::scorers::EncodingArg;
 use super::{EXIT_CLEAN, EXIT_ERROR};
 use crate::config::{parse_tier, TierChoice};
 use anyhow::Context;
@@ -34,6 +35,10 @@ pub struct ReportArgs {
     /// Format of stdin and of files with an unknown extension: markdown, rst, latex, plain.
     #[arg(long, value_enum)]
     pub language: Option<LanguageArg>,
+    /// The encoding of files that are neither UTF-8 nor declare one (a LaTeX preamble's
+    /// `inputenc`): latin1, latin9 or cp1252. UTF-8 files are read as UTF-8 whatever it says.
+    #[arg(long, value_enum, value_name = "ENCODING")]
+    pub encoding: Option<EncodingArg>,
     /// Print nothing on success (no progress, no line naming the file written).
     #[arg(short, long)]
     pub quiet: bool,
@@ -50,6 +55,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<u8> {
         scorer: args.scorer,
         config: args.config,
         language: args.language,
+        encoding: args.encoding,
         diff: None,
         exit_zero: true,
         quiet: args.quiet,

@@ -3,7 +3,7 @@
 
 use super::check::{LanguageArg, SensitivityArg};
 use super::jsonl::{run_stream, Stream};
-use super::scorers::{read_document, reporting_scorer, scorers_for};
+use super::scorers::{read_document, reporting_scorer, scorers_for, EncodingArg};
 use super::EXIT_CLEAN;
 use crate::config::{parse_tier, Sensitivity, Severity, TierChoice};
 use crate::score::analysis::{analyze, Analysis};
@@ -46,6 +46,10 @@ pub struct ScoreArgs {
     /// With `--jsonl`: the format of a `text` without `format` (default markdown).
     #[arg(long, value_enum, requires = "jsonl")]
     pub language: Option<LanguageArg>,
+    /// The encoding of a file that is neither UTF-8 nor declares one (a LaTeX preamble's
+    /// `inputenc`): latin1, latin9 or cp1252. A UTF-8 file is read as UTF-8 whatever it says.
+    #[arg(long, value_enum, value_name = "ENCODING", conflicts_with = "jsonl")]
+    pub encoding: Option<EncodingArg>,
 }
 
 /// The width of the table's score columns: 12, or two more than the longest scorer name, so
@@ -105,7 +109,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<u8> {
     let Some(path) = args.path.as_deref() else {
         anyhow::bail!("name the file to score, or use --jsonl to read JSON lines on stdin");
     };
-    let (file, doc) = read_document(path)?;
+    let (file, doc) = read_document(path, args.encoding)?;
     let source = file.text;
     let set = scorers_for(args.tier.unwrap_or(TierChoice::Auto))?;
     let analyses: Vec<Analysis> = set.iter().map(|s| analyze(&doc, s.as_ref())).collect();

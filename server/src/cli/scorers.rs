@@ -2,7 +2,7 @@
 //! judges reorders with, and a file read and parsed for `score` and `reorder`.
 
 use crate::config::TierChoice;
-use crate::input::read::{read_file, FileText};
+use crate::input::read::{read_file_in, Encoding, FileText};
 use crate::model::ModelOptions;
 use crate::score::registry;
 use crate::score::{Scorer, ScorerSet};
@@ -77,11 +77,40 @@ fn named_scorer(set: &ScorerSet, name: &str) -> anyhow::Result<Arc<dyn Scorer>> 
     })
 }
 
-/// Reads the file at `path` ([`read_file`]: a regular file, at most
-/// [`crate::input::read::MAX_FILE_BYTES`], text) and parses it in the format its extension names
-/// (plain text otherwise), as `segue score` and `segue reorder` do; the error names the file.
-pub fn read_document(path: &Path) -> anyhow::Result<(FileText, crate::text::Document)> {
-    let file = read_file(path).with_context(|| path.display().to_string())?;
+/// `--encoding` values: the encoding of a file that is neither UTF-8 nor declares one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EncodingArg {
+    /// ISO 8859-1 (Latin-1).
+    #[value(alias = "iso-8859-1")]
+    Latin1,
+    /// ISO 8859-15 (Latin-9: Latin-1 with the euro sign).
+    #[value(alias = "iso-8859-15")]
+    Latin9,
+    /// Windows-1252 (Latin-1 with curly quotes and dashes in 0x80–0x9f).
+    #[value(alias = "windows-1252")]
+    Cp1252,
+}
+
+impl From<EncodingArg> for Encoding {
+    fn from(e: EncodingArg) -> Encoding {
+        match e {
+            EncodingArg::Latin1 => Encoding::Latin1,
+            EncodingArg::Latin9 => Encoding::Latin9,
+            EncodingArg::Cp1252 => Encoding::Windows1252,
+        }
+    }
+}
+
+/// Reads the file at `path` ([`crate::input::read::read_file_in`]: a regular file, at most
+/// [`crate::input::read::MAX_FILE_BYTES`], text; in `encoding` when it is neither UTF-8 nor
+/// declares one) and parses it in the format its extension names (plain text otherwise), as
+/// `segue score` and `segue reorder` do; the error names the file.
+pub fn read_document(
+    path: &Path,
+    encoding: Option<EncodingArg>,
+) -> anyhow::Result<(FileText, crate::text::Document)> {
+    let file = read_file_in(path, encoding.map(Encoding::from))
+        .with_context(|| path.display().to_string())?;
     let doc = parse(&file.text, Format::from_path(path).unwrap_or(Format::Plain));
     Ok((file, doc))
 }

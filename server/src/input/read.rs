@@ -41,8 +41,11 @@ pub enum ReadError {
     /// NUL bytes among the first 8 KiB.
     #[error("file looks binary (it contains NUL bytes); not checked")]
     Binary,
-    /// Not UTF-8; the offset of the first bad byte.
-    #[error("file is not valid UTF-8 (first bad byte at offset {0}); not checked")]
+    /// Not UTF-8 and no encoding declared or given; the offset of the first bad byte.
+    #[error(
+        "file is not valid UTF-8 (first bad byte at offset {0}) and declares no encoding; not \
+         checked (`--encoding latin1`, `latin9` or `cp1252` reads such files in that encoding)"
+    )]
     NotUtf8(usize),
 }
 
@@ -110,10 +113,12 @@ pub struct FileText {
     pub snapshot: Snapshot,
 }
 
-/// The encoding of a file Segue reads: UTF-8, or the 8-bit encoding a LaTeX file declares with
-/// `\usepackage[latin1]{inputenc}` or `[latin9]` ([`declared_encoding`]). In either 8-bit
-/// encoding every byte is one character, so a line's characters are its bytes, and a permutation
-/// of the text's units encodes back to a permutation of the file's bytes.
+/// The encoding of a file Segue reads: UTF-8; the 8-bit encoding a LaTeX file declares with
+/// `\usepackage[latin1]{inputenc}` or `[latin9]` ([`declared_encoding`]); or, for a file that is
+/// neither, the 8-bit encoding the user names (`segue check --encoding latin1`). In an 8-bit
+/// encoding every byte is one character and every character one byte, so a line's characters
+/// are its bytes, and a permutation of the text's units encodes back to a permutation of the
+/// file's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Encoding {
     /// UTF-8 (the default; what every format but declared LaTeX is read as).
@@ -123,6 +128,11 @@ pub enum Encoding {
     Latin1,
     /// ISO 8859-15: ISO 8859-1 with the eight characters of [`LATIN9`] in place of others.
     Latin9,
+    /// Windows-1252: ISO 8859-1 with the printable characters of [`WINDOWS_1252`] (curly quotes,
+    /// dashes, the euro sign, …) in place of the C1 controls at `0x80`–`0x9f`. The five bytes it
+    /// leaves undefined read as the C1 controls they are in ISO 8859-1, so every file decodes and
+    /// encodes back to the same bytes.
+    Windows1252,
 }
 
 /// The bytes at which ISO 8859-15 differs from ISO 8859-1, and its characters there.
@@ -137,48 +147,84 @@ const LATIN9: [(u8, char); 8] = [
     (0xBE, 'Ÿ'),
 ];
 
+/// The bytes at which Windows-1252 differs from ISO 8859-1, and its characters there.
+const WINDOWS_1252: [(u8, char); 27] = [
+    (0x80, '€'),
+    (0x82, '‚'),
+    (0x83, 'ƒ'),
+    (0x84, '„'),
+    (0x85, '…'),
+    (0x86, '†'),
+    (0x87, '‡'),
+    (0x88, 'ˆ'),
+    (0x89, '‰'),
+    (0x8A, 'Š'),
+    (0x8B, '‹'),
+    (0x8C, 'Œ'),
+    (0x8E, 'Ž'),
+    (0x91, '\u{2018}'),
+    (0x92, '\u{2019}'),
+    (0x93, '\u{201C}'),
+    (0x94, '\u{201D}'),
+    (0x95, '•'),
+    (0x96, '–'),
+    (0x97, '—'),
+    (0x98, '˜'),
+    (0x99, '™'),
+    (0x9A, 'š'),
+    (0x9B, '›'),
+    (0x9C, 'œ'),
+    (0x9E, 'ž'),
+    (0x9F, 'Ÿ'),
+];
+
 impl Encoding {
+    /// Where this 8-bit encoding differs from ISO 8859-1 (nowhere for UTF-8 and Latin-1).
+    fn differences(self) -> &'static [(u8, char)] {
+        match self {
+            Encoding::Utf8 | Encoding::Latin1 => &[],
+            Encoding::Latin9 => &LATIN9,
+            Encoding::Windows1252 => &WINDOWS_1252,
+        }
+    }
+
     /// The text that `bytes` stand for in this 8-bit encoding (UTF-8 is decoded elsewhere).
     fn decode(self, bytes: &[u8]) -> String {
+        let differences = self.differences();
         bytes
             .iter()
-            .map(|&b| match self {
-                Encoding::Latin9 => LATIN9
+            .map(|&b| {
+                differences
                     .iter()
                     .find(|&&(at, _)| at == b)
-                    .map_or(char::from(b), |&(_, c)| c),
-                Encoding::Utf8 | Encoding::Latin1 => char::from(b),
+                    .map_or(char::from(b), |&(_, c)| c)
             })
             .collect()
     }
 
     /// `text` as bytes in this encoding; `None` when a character has no byte in it.
     pub fn encode(self, text: &str) -> Option<Vec<u8>> {
-        match self {
-            Encoding::Utf8 => Some(text.as_bytes().to_vec()),
-            Encoding::Latin1 | Encoding::Latin9 => text
-                .chars()
-                .map(|c| {
-                    let special = LATIN9.iter().find(|&&(_, l9)| l9 == c).map(|&(b, _)| b);
-                    match self {
-                        Encoding::Latin9 => special.or_else(|| {
-                            u8::try_from(u32::from(c))
-                                .ok()
-                                .filter(|b| !LATIN9.iter().any(|&(at, _)| at == *b))
-                        }),
-                        _ => u8::try_from(u32::from(c)).ok(),
-                    }
-                })
-                .collect(),
+        if self == Encoding::Utf8 {
+            return Some(text.as_bytes().to_vec());
         }
+        let differences = self.differences();
+        text.chars()
+            .map(|c| match differences.iter().find(|&&(_, d)| d == c) {
+                Some(&(b, _)) => Some(b),
+                None => u8::try_from(u32::from(c))
+                    .ok()
+                    .filter(|b| !differences.iter().any(|&(at, _)| at == *b)),
+            })
+            .collect()
     }
 
-    /// The encoding's name, as `inputenc` spells it.
+    /// The encoding's name, as `inputenc` spells it (`cp1252` for Windows-1252).
     pub fn name(self) -> &'static str {
         match self {
             Encoding::Utf8 => "utf8",
             Encoding::Latin1 => "latin1",
             Encoding::Latin9 => "latin9",
+            Encoding::Windows1252 => "cp1252",
         }
     }
 }
@@ -207,8 +253,15 @@ fn declared_encoding(bytes: &[u8]) -> Option<Encoding> {
     })
 }
 
-/// Reads the regular file at `path` (following symlinks) as text.
+/// Reads the regular file at `path` (following symlinks) as text: UTF-8, or the 8-bit encoding
+/// a LaTeX preamble declares ([`decode_file`]).
 pub fn read_file(path: &Path) -> Result<FileText, ReadError> {
+    read_file_in(path, None)
+}
+
+/// Reads the regular file at `path` as [`read_file`] does, reading a file that is neither UTF-8
+/// nor declares an encoding in `fallback`, when given ([`decode_file_in`]).
+pub fn read_file_in(path: &Path, fallback: Option<Encoding>) -> Result<FileText, ReadError> {
     // Look before opening: opening a FIFO waits for a writer, and a device may never end.
     let meta = std::fs::metadata(path)?;
     regular(&meta)?;
@@ -223,7 +276,7 @@ pub fn read_file(path: &Path) -> Result<FileText, ReadError> {
     regular(&meta)?;
     let bytes = read_bounded(&mut file, meta.len())?;
     let snapshot = Snapshot::of(&meta, &bytes);
-    let (text, encoding) = decode_file(bytes)?;
+    let (text, encoding) = decode_file_in(bytes, fallback)?;
     Ok(FileText {
         text,
         encoding,
@@ -234,19 +287,39 @@ pub fn read_file(path: &Path) -> Result<FileText, ReadError> {
 /// Decodes a file's bytes as [`read_file`] does: UTF-8 text (see [`read_text`]), or, when they
 /// are not UTF-8, in the 8-bit encoding a LaTeX preamble declares.
 pub fn decode_file(bytes: Vec<u8>) -> Result<(String, Encoding), ReadError> {
+    decode_file_in(bytes, None)
+}
+
+/// Decodes a file's bytes as [`decode_file`] does, and bytes that are neither UTF-8 nor declare
+/// an encoding in `fallback` when there is one. UTF-8 and a declaration win over the fallback:
+/// a folder of UTF-8 files with a few old 8-bit ones reads right with one option.
+pub fn decode_file_in(
+    bytes: Vec<u8>,
+    fallback: Option<Encoding>,
+) -> Result<(String, Encoding), ReadError> {
     Ok(match text_or_bytes(bytes)? {
         Ok(text) => (text, Encoding::Utf8),
         // Only a file that is not UTF-8 is looked at for a declared encoding.
-        Err(not_utf8) => match declared_encoding(not_utf8.as_bytes()) {
-            Some(encoding) => (encoding.decode(not_utf8.as_bytes()), encoding),
-            None => return Err(ReadError::NotUtf8(not_utf8.utf8_error().valid_up_to())),
-        },
+        Err(not_utf8) => {
+            match declared_encoding(not_utf8.as_bytes())
+                .or(fallback.filter(|&e| e != Encoding::Utf8))
+            {
+                Some(encoding) => (encoding.decode(not_utf8.as_bytes()), encoding),
+                None => return Err(ReadError::NotUtf8(not_utf8.utf8_error().valid_up_to())),
+            }
+        }
     })
 }
 
 /// Reads standard input as text, at most [`MAX_FILE_BYTES`].
 pub fn read_stdin() -> Result<String, ReadError> {
     read_text(read_bounded(&mut std::io::stdin().lock(), 0)?)
+}
+
+/// Reads standard input as a document's text, as [`decode_file_in`] reads a file's bytes.
+pub fn read_stdin_in(fallback: Option<Encoding>) -> Result<String, ReadError> {
+    let bytes = read_bounded(&mut std::io::stdin().lock(), 0)?;
+    decode_file_in(bytes, fallback).map(|(text, _)| text)
 }
 
 /// Reads at most [`MAX_FILE_BYTES`] from `input` (one byte more tells that there is more);
@@ -363,6 +436,52 @@ mod tests {
         // A UTF-8 file that declares latin1 is read as the UTF-8 it is.
         std::fs::write(&path, "\\usepackage[latin1]{inputenc}\nGrüße.\n").expect("write");
         assert_eq!(read_file(&path).expect("read").encoding, Encoding::Utf8);
+    }
+
+    #[test]
+    fn every_8_bit_encoding_reads_and_writes_back_every_byte() {
+        let all: Vec<u8> = (0..=255).collect();
+        for encoding in [Encoding::Latin1, Encoding::Latin9, Encoding::Windows1252] {
+            let text = encoding.decode(&all);
+            assert_eq!(
+                text.chars().count(),
+                256,
+                "{encoding:?}: one character a byte"
+            );
+            assert_eq!(
+                encoding.encode(&text).as_deref(),
+                Some(&all[..]),
+                "{encoding:?}"
+            );
+        }
+        assert_eq!(
+            Encoding::Windows1252.decode(b"\x93Quoted\x94 \x96 5 \x80"),
+            "\u{201C}Quoted\u{201D} \u{2013} 5 \u{20AC}"
+        );
+        // Undefined in Windows-1252, 0x81 stays the C1 control it is in Latin-1.
+        assert_eq!(Encoding::Windows1252.decode(b"\x81"), "\u{81}");
+        assert_eq!(Encoding::Windows1252.encode("\u{93}"), None);
+    }
+
+    #[test]
+    fn a_file_without_a_declaration_is_read_in_the_fallback_and_utf_8_wins() {
+        let latin1 = b"Gr\xfc\xdfe.\n".to_vec();
+        assert!(matches!(
+            decode_file_in(latin1.clone(), None),
+            Err(ReadError::NotUtf8(2))
+        ));
+        let (text, encoding) =
+            decode_file_in(latin1, Some(Encoding::Latin1)).expect("read as latin1");
+        assert_eq!((text.as_str(), encoding), ("Grüße.\n", Encoding::Latin1));
+        // UTF-8 text stays UTF-8, and a LaTeX declaration wins over the fallback.
+        let (text, encoding) =
+            decode_file_in("Grüße.\n".into(), Some(Encoding::Latin1)).expect("utf-8");
+        assert_eq!((text.as_str(), encoding), ("Grüße.\n", Encoding::Utf8));
+        let declared = b"\\usepackage[latin9]{inputenc}\n\xa4\n".to_vec();
+        let (text, encoding) =
+            decode_file_in(declared, Some(Encoding::Windows1252)).expect("latin9");
+        assert_eq!(encoding, Encoding::Latin9);
+        assert!(text.ends_with("€\n"), "{text}");
     }
 
     #[test]
