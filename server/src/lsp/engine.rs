@@ -330,6 +330,7 @@ impl Engine {
                 &sentence_pairs,
                 sentence_scores,
                 sentence_intrusion.as_deref(),
+                &document.code,
             ),
             paragraphs: transitions(
                 Level::Paragraph,
@@ -338,6 +339,7 @@ impl Engine {
                 &paragraph_pairs,
                 paragraph_scores,
                 paragraph_intrusion.as_deref(),
+                &document.code,
             ),
             whole,
             figures,
@@ -758,8 +760,9 @@ fn transitions(
     pairs: &[(usize, usize)],
     scores: Vec<(f64, Reason)>,
     intrusion: Option<&[Option<f64>]>,
+    code: &[String],
 ) -> Vec<Transition> {
-    let novelty = novelty(units);
+    let novelty = novelty(units, code);
     // `scores` holds the adjacent pairs first, then the skip pairs in `skip_pairs` order.
     let skips: Vec<(usize, f64)> = skip_pairs(pairs)
         .into_iter()

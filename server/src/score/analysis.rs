@@ -412,7 +412,14 @@ fn sentence_transitions(
     let table = scorer.prepare_in(&units, Level::Sentence, &sentence_containers(doc));
     document_level(table.as_ref(), Level::Sentence, whole, figures);
     let pairs = sentence_pairs(doc, &refs);
-    scored(Level::Sentence, &refs, &units, &pairs, table.as_ref())
+    scored(
+        Level::Sentence,
+        &refs,
+        &units,
+        &pairs,
+        table.as_ref(),
+        &doc.code,
+    )
 }
 
 /// The transitions of `pairs` (indices into `refs`) scored from a prepared table, with skips.
@@ -422,9 +429,10 @@ fn scored(
     units: &[Unit<'_>],
     pairs: &[(usize, usize)],
     table: &dyn super::Pairwise,
+    code: &[String],
 ) -> Vec<Transition> {
     let intrusion = table.intrusion();
-    let novelty = novelty(units);
+    let novelty = novelty(units, code);
     let mut out: Vec<Transition> = pairs
         .iter()
         .map(|&(a, b)| Transition {
@@ -456,7 +464,14 @@ fn paragraph_transitions(
     let table = scorer.prepare_in(&units, Level::Paragraph, &paragraph_containers(doc));
     document_level(table.as_ref(), Level::Paragraph, whole, figures);
     let pairs = paragraph_pairs(doc, &refs);
-    scored(Level::Paragraph, &refs, &units, &pairs, table.as_ref())
+    scored(
+        Level::Paragraph,
+        &refs,
+        &units,
+        &pairs,
+        table.as_ref(),
+        &doc.code,
+    )
 }
 
 #[cfg(test)]

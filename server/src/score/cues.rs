@@ -79,6 +79,11 @@ const CUES: &[(&str, Cue)] = &[
     ("in conclusion", Cue::Result),
     ("to summarize", Cue::Result),
     ("overall", Cue::Result),
+    ("all in all", Cue::Result),
+    ("to sum up", Cue::Result),
+    ("in sum", Cue::Result),
+    ("in brief", Cue::Result),
+    ("in a nutshell", Cue::Result),
     ("also", Cue::Addition),
     ("moreover", Cue::Addition),
     ("furthermore", Cue::Addition),
@@ -780,6 +785,14 @@ mod tests {
         assert_eq!(
             explicit_link("Suitably, a lot of work has gone into the standards.").map(|(c, _)| c),
             Some(Cue::Addition)
+        );
+        // Twisted's Deferred introduction sums up the paragraphs before.
+        assert_eq!(
+            explicit_link(
+                "All in all, things are pretty good, and all of the explanation above holds."
+            )
+            .map(|(c, _)| c),
+            Some(Cue::Result)
         );
         // The conjunction "that"; "for" without an example.
         assert_eq!(explicit_link("Birds know that winter is coming."), None);

@@ -28,7 +28,7 @@
 //! lines) parses the whole source again. Every block's sentences are then split again
 //! ([`super::assemble`]), which the sentence memo makes cheap for the blocks the edit left alone.
 
-use super::{assemble, blocks, blocks_and_code, Block, Document, Format, Span, BOM};
+use super::{assemble, blocks, blocks_and_code, with_code, Block, Document, Format, Span, BOM};
 
 /// Parses documents, reusing the last one's blocks after a small edit (see the module
 /// documentation).
@@ -72,7 +72,7 @@ impl Segmenter {
         }
         self.last
             .as_ref()
-            .map(|last| assemble(&last.blocks))
+            .map(|last| with_code(assemble(&last.blocks), &last.source, &last.code))
             .unwrap_or_default()
     }
 

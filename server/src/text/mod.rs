@@ -131,6 +131,10 @@ pub enum Block {
 pub struct Document {
     /// Sections in source order; text before the first heading is a section without heading.
     pub sections: Vec<Section>,
+    /// The source text of the code blocks the prose leaves out (Markdown's fenced and indented
+    /// blocks, reStructuredText's literal blocks and code directives, plain text's indented
+    /// code), in order: the document's own words too, which a walk-through's prose names.
+    pub code: Vec<String>,
 }
 
 /// A heading and the paragraphs under it up to the next heading.
@@ -286,7 +290,18 @@ pub fn without_bom(mut text: String) -> String {
 
 /// Segments `source` in `format` into a document.
 pub fn parse(source: &str, format: Format) -> Document {
-    assemble(&blocks(source, format))
+    let (blocks, code) = blocks_and_code(source, format);
+    with_code(assemble(&blocks), source, &code)
+}
+
+/// `doc` with the text of the code blocks at `code` (spans into `source`).
+pub(crate) fn with_code(mut doc: Document, source: &str, code: &[Span]) -> Document {
+    doc.code = code
+        .iter()
+        .filter_map(|s| source.get(s.start..s.end))
+        .map(str::to_string)
+        .collect();
+    doc
 }
 
 /// The parser blocks of `source` in `format`. A leading byte-order mark is not text: the parser
@@ -296,8 +311,8 @@ pub fn blocks(source: &str, format: Format) -> Vec<Block> {
     blocks_and_code(source, format).0
 }
 
-/// [`blocks`], and the spans of the code blocks they leave out (Markdown's; none for the other
-/// formats).
+/// [`blocks`], and the spans of the code blocks they leave out (Markdown's, reStructuredText's
+/// and plain text's indented code; none for LaTeX).
 pub(crate) fn blocks_and_code(source: &str, format: Format) -> (Vec<Block>, Vec<Span>) {
     let skip = if source.starts_with(BOM) {
         BOM.len_utf8()
@@ -307,9 +322,9 @@ pub(crate) fn blocks_and_code(source: &str, format: Format) -> (Vec<Block>, Vec<
     let body = &source[skip..];
     let (mut blocks, mut code) = match format {
         Format::Markdown => markdown::blocks_and_code(body),
-        Format::Rst => (rst::blocks(body), Vec::new()),
+        Format::Rst => rst::blocks_and_code(body),
         Format::Latex => (latex::blocks(body), Vec::new()),
-        Format::Plain => (plain::blocks(body), Vec::new()),
+        Format::Plain => plain::blocks_and_code(body),
     };
     if matches!(format, Format::Markdown | Format::Rst) {
         pseudo_heading::promote(body, &mut blocks);

@@ -60,6 +60,11 @@ use super::{Block, ProseText, Span};
 
 /// Splits plain text into blocks.
 pub fn blocks(source: &str) -> Vec<Block> {
+    blocks_and_code(source).0
+}
+
+/// [`blocks`], and the source spans of the indented runs they leave out as code.
+pub(crate) fn blocks_and_code(source: &str) -> (Vec<Block>, Vec<Span>) {
     let body = gutenberg_body(source);
     let pieces: Vec<Piece> = split(source)
         .into_iter()
@@ -99,6 +104,7 @@ pub fn blocks(source: &str) -> Vec<Block> {
         last_colon: false,
         last_code: false,
         outline,
+        code: Vec::new(),
     };
     for (k, group) in groups.iter().enumerate() {
         match group {
@@ -126,7 +132,7 @@ pub fn blocks(source: &str) -> Vec<Block> {
             }
         }
     }
-    p.out
+    (p.out, p.code)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -691,6 +697,8 @@ struct Parser<'a> {
     /// Whether the document is an outline ([`is_outline`]): its lines opening with stars are
     /// headings.
     outline: bool,
+    /// The spans of the indented runs read as code, in order.
+    code: Vec<Span>,
 }
 
 impl Parser<'_> {
@@ -847,6 +855,9 @@ impl Parser<'_> {
                     } else if code {
                         self.brk();
                         self.last_code = true;
+                        if let (Some(first), Some(last)) = (run.first(), run.last()) {
+                            self.code.push(Span::new(first.start, last.end));
+                        }
                     } else {
                         let mut u = self.start_unit(run.first().copied().unwrap_or(line), 0);
                         for l in run.iter().skip(1) {
@@ -1081,6 +1092,18 @@ mod tests {
         assert_eq!(paras[0].sentences.len(), 3);
         assert_eq!(paras[0].sentences[1].text, "Still one.");
         assert_eq!(paras[1].sentences[0].span.slice(src), "Next para.");
+    }
+
+    #[test]
+    fn an_indented_run_read_as_code_is_the_document_s_code() {
+        // postfix's DEBUG_README: a command between two paragraphs that discuss it.
+        let src = "This example uses tcpdump. Record with a large buffer:\n\n    # tcpdump -w /file/name -s 0 host example.com and port 25\n\nRun this for a while, stop with Ctrl-C when done.\n";
+        let doc = parse(src, Format::Plain);
+        assert_eq!(
+            doc.code,
+            vec!["    # tcpdump -w /file/name -s 0 host example.com and port 25".to_string()]
+        );
+        assert_eq!(doc.paragraphs().count(), 2);
     }
 
     /// In the style of GNU `INSTALL` and similar plain-text manuals.

@@ -52,6 +52,12 @@ const MAX_DEPTH: usize = 24;
 
 /// Splits reStructuredText source into blocks.
 pub fn blocks(source: &str) -> Vec<Block> {
+    blocks_and_code(source).0
+}
+
+/// [`blocks`], and the source spans of the code they leave out: literal blocks (after `::`,
+/// indented or quoted), doctest blocks, and code directives ([`CODE_DIRECTIVES`]).
+pub(crate) fn blocks_and_code(source: &str) -> (Vec<Block>, Vec<Span>) {
     let lines = split_lines(source);
     let mut p = Parser {
         src: source,
@@ -59,11 +65,25 @@ pub fn blocks(source: &str) -> Vec<Block> {
         styles: Vec::new(),
         lead: None,
         seen_prose: false,
+        code: Vec::new(),
     };
     p.body(&lines, Ctx::TOP, 0);
     p.flush_lead();
-    p.out
+    (p.out, p.code)
 }
+
+/// Directives whose body is code (their source is kept as the document's code).
+const CODE_DIRECTIVES: &[&str] = &[
+    "code",
+    "code-block",
+    "sourcecode",
+    "doctest",
+    "testcode",
+    "testoutput",
+    "ipython",
+    "jupyter-execute",
+    "highlight",
+];
 
 /// One source line, or the part of it inside the current block (after its indentation or list
 /// marker).
@@ -249,6 +269,8 @@ struct Parser<'a> {
     lead: Option<Lead>,
     /// Whether any prose was emitted yet (field lists before it are bibliographic).
     seen_prose: bool,
+    /// The spans of the code left out, in order.
+    code: Vec<Span>,
 }
 
 impl<'a> Parser<'a> {
@@ -432,6 +454,7 @@ impl<'a> Parser<'a> {
                 let end = self.indented_end(lines, i).max(i + 1);
                 if literal {
                     self.brk();
+                    self.code_lines(lines, i, end);
                 } else {
                     let sub = self.dedent_all(lines.get(i..end).unwrap_or(&[]), None);
                     self.nested(&sub, ctx.quote(), depth);
@@ -441,7 +464,9 @@ impl<'a> Parser<'a> {
             }
             if literal && self.quoted_literal(lines, i) {
                 self.brk();
-                i = self.para_end(lines, i);
+                let end = self.para_end(lines, i);
+                self.code_lines(lines, i, end);
+                i = end;
                 continue;
             }
             let t = self.text(line);
@@ -469,7 +494,9 @@ impl<'a> Parser<'a> {
                 .is_some_and(|r| r.chars().next().is_none_or(char::is_whitespace))
             {
                 self.brk();
-                self.para_end(lines, i)
+                let end = self.para_end(lines, i);
+                self.code_lines(lines, i, end);
+                end
             } else if t == "|" || t.starts_with("| ") || t.starts_with("|\t") {
                 self.line_block(lines, i, ctx)
             } else if let Some(at) = bullet(t).or_else(|| self.enumerator(lines, i)) {
@@ -489,6 +516,15 @@ impl<'a> Parser<'a> {
             return;
         }
         self.body(lines, ctx, depth + 1);
+    }
+
+    /// Keeps lines `i..end` of `lines` as code.
+    fn code_lines(&mut self, lines: &[Line], i: usize, end: usize) {
+        if let (Some(first), Some(last)) = (lines.get(i), lines.get(end.saturating_sub(1))) {
+            if first.start <= last.end {
+                self.code.push(Span::new(first.start, last.end));
+            }
+        }
     }
 
     /// A quoted literal block: every line starts with the same punctuation character.
@@ -598,7 +634,12 @@ impl<'a> Parser<'a> {
         };
         let args_at = line.start + (t.len() - rest.len()) + after;
         match classify_directive(name) {
-            Directive::Skip => self.brk(),
+            Directive::Skip => {
+                self.brk();
+                if CODE_DIRECTIVES.contains(&name.to_ascii_lowercase().as_str()) {
+                    self.code.push(span);
+                }
+            }
             Directive::Silent => {}
             Directive::Transparent => {
                 let sub = self.dedent_all(body, None);
@@ -1898,6 +1939,21 @@ There will now be a ``flaskr.sqlite`` file in the ``instance`` folder.
         );
         // An underline shorter than its title (and than four characters) is text.
         assert!(headings("Long title\n--\n").is_empty());
+    }
+
+    #[test]
+    fn literal_blocks_doctests_and_code_directives_are_the_document_s_code() {
+        let src = "Run it::\n\n    worker.start(cluster)\n    worker.stop()\n\nThen:\n\n>>> pool.close()\n\n\
+                   .. code-block:: python\n\n   import curio\n\n.. image:: logo.png\n\nThe end.\n";
+        let d = crate::text::parse(src, crate::text::Format::Rst);
+        assert_eq!(
+            d.code,
+            vec![
+                "worker.start(cluster)\n    worker.stop()".to_string(),
+                ">>> pool.close()".to_string(),
+                ".. code-block:: python\n\n   import curio".to_string(),
+            ]
+        );
     }
 
     #[test]
