@@ -92,6 +92,7 @@ mod tests {
         let (Some(alone), Some(beside)) = (alone[1], beside[1]) else {
             panic!("{alone:?} {beside:?}");
         };
-        assert!(alone > 0.6 && beside < alone - 0.3, "{alone} -> {beside}");
+        // `cluster`, `workers`, `SIGHUP` and `SIGTERM` are the code's.
+        assert!(alone > 0.9 && beside < alone - 0.15, "{alone} -> {beside}");
     }
 }

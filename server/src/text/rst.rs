@@ -1949,7 +1949,7 @@ There will now be a ``flaskr.sqlite`` file in the ``instance`` folder.
         assert_eq!(
             d.code,
             vec![
-                "worker.start(cluster)\n    worker.stop()".to_string(),
+                "    worker.start(cluster)\n    worker.stop()".to_string(),
                 ">>> pool.close()".to_string(),
                 ".. code-block:: python\n\n   import curio".to_string(),
             ]
