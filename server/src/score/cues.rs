@@ -547,6 +547,7 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
         .or_else(|| standing_pronoun(sentence).map(|w| (Cue::Demonstrative, w)))
         .or_else(|| inner_example(&lower).map(|n| (Cue::Example, words[n..n + 2].join(" "))))
         .or_else(|| points_to_more(sentence).map(|p| (Cue::Pointer, p.to_string())))
+        .or_else(|| points_to_address(sentence).map(|w| (Cue::Pointer, w)))
 }
 
 /// Forms of "do" that, before "so", stand for an action named before ("Anyone who tries to sell
@@ -589,6 +590,25 @@ fn points_to_more(sentence: &str) -> Option<&'static str> {
             .windows(parts.len())
             .any(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
     })
+}
+
+/// Verbs that send the reader to a web address ("Consult the howto guide at https://… for
+/// recipes", "See <http://…> for the proxy").
+const ADDRESS_VERBS: &[&str] = &[
+    "see", "consult", "visit", "refer", "read", "check", "browse",
+];
+
+/// The verb of [`ADDRESS_VERBS`] with which `sentence` sends the reader to the web or mail
+/// address it holds ([`super::tokens::addresses`]), as written: a pointer to more, like
+/// [`MORE_POINTERS`].
+fn points_to_address(sentence: &str) -> Option<String> {
+    if super::tokens::addresses(sentence).is_empty() {
+        return None;
+    }
+    sentence
+        .unicode_words()
+        .find(|w| ADDRESS_VERBS.contains(&w.to_lowercase().as_str()))
+        .map(str::to_string)
 }
 
 /// Characters that may close a sentence after its question mark: quotes, brackets and the
@@ -834,6 +854,15 @@ mod tests {
             Some(Cue::Pointer)
         );
         assert_eq!(explicit_link("Birds learn moreover to fly."), None);
+        // Curio's tutorial: a sentence that sends the reader to an address.
+        assert_eq!(
+            explicit_link(
+                "Consult the \"howto\" guide at https://curio.readthedocs.io/en/latest/howto.html \
+                 for cookbook-style coding recipes."
+            ),
+            Some((Cue::Pointer, "Consult".to_string()))
+        );
+        assert_eq!(explicit_link("Read the docs for recipes."), None);
         // sphinx-quickstart.rst: a cross-reference deep in its sentence.
         assert_eq!(
             explicit_link(

@@ -73,12 +73,18 @@ pub fn tokens(sentence: &str) -> Arc<[Token]> {
         .get_or(sentence, |s| tokenize(s).into())
 }
 
-/// Content-word tokens of one sentence (or any text treated as one).
+/// Content-word tokens of one sentence (or any text treated as one). The parts of a web or
+/// mail address are not words ([`addresses`]).
 pub fn tokenize(sentence: &str) -> Vec<Token> {
     let mut out = Vec::new();
     let mut prev_lower = String::new();
     let mut seen_verb = false;
-    for (position, word) in sentence.unicode_words().enumerate() {
+    let skipped = addresses(sentence);
+    let words = sentence
+        .unicode_word_indices()
+        .filter(|(at, _)| !skipped.iter().any(|&(s, e)| (s..e).contains(at)))
+        .map(|(_, word)| word);
+    for (position, word) in words.enumerate() {
         let lower = word.to_lowercase();
         if VERB_CUES.contains(&lower.as_str()) || (lower.ends_with("ed") && lower.len() > 4) {
             seen_verb = true;
@@ -112,6 +118,61 @@ pub fn tokenize(sentence: &str) -> Vec<Token> {
             after_verb: seen_verb,
         });
         prev_lower = lower;
+    }
+    out
+}
+
+/// Schemes and prefixes that open a web or mail address.
+const ADDRESS_OPENINGS: &[&str] = &[
+    "http://", "https://", "ftp://", "file://", "mailto:", "www.",
+];
+
+/// The byte ranges of `text` that are web or mail addresses ("see https://example.com/a/b",
+/// "write to user@example.org"): their parts are not words of the prose. An address runs from
+/// its scheme (or `www.`, or the local part of a mail address) to the next space, quote or angle
+/// bracket, less the punctuation that ends the sentence around it.
+pub(crate) fn addresses(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let boundary = |at: usize| at == 0 || !bytes[at - 1].is_ascii_alphanumeric();
+    let end_of = |from: usize| {
+        let mut end = text[from..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '"' | '\u{201D}'))
+            .map_or(text.len(), |k| from + k);
+        while end > from
+            && matches!(
+                bytes[end - 1],
+                b'.' | b',' | b';' | b':' | b'!' | b'?' | b')' | b']' | b'\''
+            )
+        {
+            end -= 1;
+        }
+        end
+    };
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let lower = text.to_ascii_lowercase();
+    for opening in ADDRESS_OPENINGS {
+        for (at, _) in lower.match_indices(opening) {
+            if boundary(at) {
+                out.push((at, end_of(at)));
+            }
+        }
+    }
+    // Mail addresses: a local part, `@`, a domain with a dot.
+    let local = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-');
+    for (at, _) in text.match_indices('@') {
+        let start = (0..at)
+            .rev()
+            .take_while(|&k| local(bytes[k]))
+            .last()
+            .unwrap_or(at);
+        let end = end_of(at);
+        if start < at
+            && text
+                .get(at + 1..end)
+                .is_some_and(|domain| domain.contains('.'))
+        {
+            out.push((start, end));
+        }
     }
     out
 }
@@ -322,6 +383,36 @@ mod tests {
         assert!(
             STOP_WORDS.windows(2).all(|w| w[0] < w[1]),
             "STOP_WORDS must be sorted"
+        );
+    }
+
+    #[test]
+    fn the_parts_of_web_and_mail_addresses_are_not_words() {
+        let surfaces =
+            |s: &str| -> Vec<String> { tokenize(s).into_iter().map(|t| t.surface).collect() };
+        // Python's tutorial on classes; postfix's FILTER_README.
+        assert_eq!(
+            surfaces("For more detail, see https://www.python.org/download/releases/2.3/mro/."),
+            vec!["detail", "see"]
+        );
+        assert_eq!(
+            surfaces(
+                "Full text at www.mitpress.mit.edu/sicp (free), or mail sicp-help@mit.edu today."
+            ),
+            vec!["Full", "text", "free", "mail", "today"]
+        );
+        assert_eq!(
+            surfaces("See: <http://www.postfix.org/SMTPD_PROXY_README.html> for the proxy."),
+            vec!["See", "proxy"]
+        );
+        // Words that merely mention the web stay; so does a name with an at sign inside a word.
+        assert_eq!(
+            surfaces("The URL names a web server."),
+            vec!["URL", "names", "web", "server"]
+        );
+        assert_eq!(
+            addresses("Write to me@host and @mentions, or a.b@c.d."),
+            vec![(35, 42)]
         );
     }
 
