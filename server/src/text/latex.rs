@@ -51,7 +51,9 @@
 //!   ordinary prose that starts and ends paragraphs.
 //! - **Commands.** Text-style commands (`\emph`, `\textbf`, `\textit`, `\texttt`, `\mbox`,
 //!   `\underline`, …) and unknown commands keep the text of their braced argument (an unknown
-//!   command's immediate `[…]` is dropped); unknown commands without argument vanish. Commands
+//!   command's immediate `[…]` is dropped); unknown commands without argument vanish, unless the
+//!   document defines them as a few words of text (`\newcommand{\latex}{\LaTeX\xspace}` reads
+//!   `LaTeX`: [`user_words`]). Commands
 //!   that carry no prose (`\label`, `\index`, `\includegraphics`, `\vspace`, `\newcommand`, …)
 //!   vanish with their arguments. So does front matter: `\title`, `\author`, `\date`,
 //!   `\address`, `\email`, `\keywords`, `\moduleauthor`, `\sectionauthor`, `\caption`,
@@ -81,11 +83,13 @@ mod rendered;
 mod scan;
 mod short_verb;
 mod user_envs;
+mod user_words;
 
 use super::{Block, ProseText, Span};
 use short_verb::ShortVerbs;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 /// The comment that suppresses findings on the next paragraph.
@@ -97,18 +101,33 @@ const MAX_DEPTH: usize = 8;
 
 /// Splits LaTeX source into prose blocks.
 pub fn blocks(source: &str) -> Vec<Block> {
+    blocks_and_code(source).0
+}
+
+/// [`blocks`], and the source spans of the listings they leave out (`lstlisting`, `verbatim`,
+/// `minted`, … in the body: [`rendered::listings`]).
+pub(crate) fn blocks_and_code(source: &str) -> (Vec<Block>, Vec<Span>) {
     let (start, end) = body_range(source);
     let mut p = Parser::new(source, start, end, 0, false);
     p.user_headings = user_headings(source);
     p.short_verbs = ShortVerbs::scan(source);
     p.user_envs = user_envs::user_envs(source);
+    p.user_words = Rc::new(user_words::user_words(source));
     p.line_start = start == 0 || matches!(source.as_bytes().get(start), Some(b'\n' | b'\r'));
     p.run();
     p.flush();
     let mut out = p.out;
     normalize_levels(&mut out);
-    rendered::drop_rendered_copies(source, &mut out);
-    out
+    let listings: Vec<rendered::Listing> = rendered::listings(source)
+        .into_iter()
+        .filter(|l| l.content.start >= start && l.end <= end)
+        .collect();
+    rendered::drop_rendered_copies(source, &listings, &mut out);
+    let code = listings
+        .iter()
+        .map(|l| Span::new(l.content.start, l.content.end))
+        .collect();
+    (out, code)
 }
 
 /// The byte range of the document body: after `\begin{document}` when there is one.
@@ -928,6 +947,9 @@ struct Parser<'a> {
     short_verbs: ShortVerbs,
     /// Environments the document defines with arguments, with their argument specs.
     user_envs: HashMap<String, String>,
+    /// Commands the document defines as a few words, with their text (shared with the
+    /// sub-parsers of titles).
+    user_words: Rc<HashMap<String, String>>,
 }
 
 /// What a forward search looks for, for [`Parser::misses`].
@@ -960,6 +982,7 @@ impl<'a> Parser<'a> {
             user_headings: HashMap::new(),
             short_verbs: ShortVerbs::default(),
             user_envs: HashMap::new(),
+            user_words: Rc::default(),
         }
     }
 
@@ -1491,6 +1514,7 @@ impl<'a> Parser<'a> {
             return w;
         }
         let mut p = Parser::new(self.src, start, end.min(self.end), self.depth + 1, true);
+        p.user_words = Rc::clone(&self.user_words);
         p.w = w;
         p.run();
         p.w
@@ -1756,6 +1780,12 @@ impl<'a> Parser<'a> {
                 self.w.synthetic(text, Span::new(start, self.pos));
             }
             Some(Action::Accent(c)) => self.accent(start, c),
+            None if self.user_words.contains_key(name) => {
+                // A shorthand the document defined for a few words (`\latex`).
+                let words = Rc::clone(&self.user_words);
+                let text = words.get(name).map_or("", String::as_str);
+                self.w.synthetic(text, Span::new(start, self.pos));
+            }
             None if self.is_metadata(name) => {
                 // Front matter under another name (`\icmlauthor`, `\orcidlink`, a command whose
                 // argument is an email address): dropped with its arguments.
@@ -2150,6 +2180,33 @@ mod tests {
         assert_eq!(h.span.slice(src), "\\section{Intro \\emph{to} it}");
         assert_eq!(d.sections[1].paragraphs[0].sentences[0].text, "Body one.");
         assert_eq!(d.sections[0].paragraphs[0].sentences[0].text, "Intro text.");
+    }
+
+    #[test]
+    fn commands_defined_as_a_few_words_read_as_them_in_text_and_titles() {
+        // makecookbook-doc.tex: its `\latex` is the subject of a heading and a sentence.
+        let src = "\\documentclass{article}\n\\newcommand{\\latex}{\\LaTeX\\xspace}\n\\begin{document}\n\\subsection{The \\latex Community}\nThe \\latex community is amazingly generous. Ask \\latex users.\n\\end{document}\n";
+        let d = doc(src);
+        let title = d.sections[0].heading.as_ref().map(|h| h.title.clone());
+        assert_eq!(title.as_deref(), Some("The LaTeX Community"));
+        let texts: Vec<&str> = d.sentences().map(|s| s.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            vec![
+                "The LaTeX community is amazingly generous.",
+                "Ask LaTeX users."
+            ]
+        );
+    }
+
+    #[test]
+    fn listings_in_the_body_are_the_document_s_code() {
+        let src = "\\documentclass{article}\n\\begin{document}\nType this:\n\\begin{verbatim}\n\\gls{sample} and \\glspl{sample}\n\\end{verbatim}\nIt prints the plural.\n\\end{document}\n";
+        let d = crate::text::parse(src, crate::text::Format::Latex);
+        assert_eq!(
+            d.code,
+            vec!["\n\\gls{sample} and \\glspl{sample}\n".to_string()]
+        );
     }
 
     #[test]

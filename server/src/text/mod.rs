@@ -133,7 +133,8 @@ pub struct Document {
     pub sections: Vec<Section>,
     /// The source text of the code blocks the prose leaves out (Markdown's fenced and indented
     /// blocks, reStructuredText's literal blocks and code directives, plain text's indented
-    /// code), in order: the document's own words too, which a walk-through's prose names.
+    /// code, LaTeX's listing environments), in order: the document's own words too, which a
+    /// walk-through's prose names.
     pub code: Vec<String>,
 }
 
@@ -311,8 +312,8 @@ pub fn blocks(source: &str, format: Format) -> Vec<Block> {
     blocks_and_code(source, format).0
 }
 
-/// [`blocks`], and the spans of the code blocks they leave out (Markdown's, reStructuredText's
-/// and plain text's indented code; none for LaTeX).
+/// [`blocks`], and the spans of the code blocks they leave out (Markdown's, reStructuredText's,
+/// plain text's indented code and LaTeX's listings).
 pub(crate) fn blocks_and_code(source: &str, format: Format) -> (Vec<Block>, Vec<Span>) {
     let skip = if source.starts_with(BOM) {
         BOM.len_utf8()
@@ -323,7 +324,7 @@ pub(crate) fn blocks_and_code(source: &str, format: Format) -> (Vec<Block>, Vec<
     let (mut blocks, mut code) = match format {
         Format::Markdown => markdown::blocks_and_code(body),
         Format::Rst => rst::blocks_and_code(body),
-        Format::Latex => (latex::blocks(body), Vec::new()),
+        Format::Latex => latex::blocks_and_code(body),
         Format::Plain => plain::blocks_and_code(body),
     };
     if matches!(format, Format::Markdown | Format::Rst) {

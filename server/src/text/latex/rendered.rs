@@ -27,8 +27,7 @@ const REPEATED_SHARE: f64 = 0.8;
 const MIN_WORDS: usize = 5;
 
 /// Replaces each prose block that repeats the listing just before it with a break.
-pub(super) fn drop_rendered_copies(source: &str, blocks: &mut [Block]) {
-    let listings = listings(source);
+pub(super) fn drop_rendered_copies(source: &str, listings: &[Listing], blocks: &mut [Block]) {
     if listings.is_empty() {
         return;
     }
@@ -57,16 +56,16 @@ pub(super) fn drop_rendered_copies(source: &str, blocks: &mut [Block]) {
 }
 
 /// A listing environment in the source.
-struct Listing {
+pub(super) struct Listing {
     /// Its content, between `\begin{…}` and `\end{…}`.
-    content: std::ops::Range<usize>,
+    pub(super) content: std::ops::Range<usize>,
     /// Where it ends, after `\end{…}`.
-    end: usize,
+    pub(super) end: usize,
 }
 
 /// Every listing environment of `source`, in order: one pass over its `\begin{`s, a listing's
 /// content skipped (a listing that shows another listing is one).
-fn listings(source: &str) -> Vec<Listing> {
+pub(super) fn listings(source: &str) -> Vec<Listing> {
     const BEGIN: &str = "\\begin{";
     let mut out = Vec::new();
     let mut at = 0;
