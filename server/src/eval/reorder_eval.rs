@@ -15,7 +15,8 @@ use crate::order::flow::choose;
 use crate::order::metrics::kendall_tau;
 use crate::order::overrule::{Evidence, OverruleModel};
 use crate::order::reorder::{
-    changes_first, dangles, decide, reorderable, unit_texts, Container, MIN_GAIN,
+    answers_a_question, changes_first, decide, refused, reorderable, unit_texts, Container,
+    MIN_GAIN,
 };
 use crate::score::{Level, Scorer, Unit};
 use crate::text::{parse, Document};
@@ -155,7 +156,8 @@ pub fn reorder_cases(
         let untouched = decide(table.as_ref());
         // What `segue reorder` refuses, because it would leave a link without what it leans
         // on, is no proposal.
-        let untouched_gain = if dangles(&units, &untouched.order) {
+        let answers = answers_a_question(&parsed, container);
+        let untouched_gain = if refused(&units, &untouched.order, answers) {
             0.0
         } else {
             untouched.after - untouched.before
@@ -173,7 +175,7 @@ pub fn reorder_cases(
             let permuted: Vec<Unit<'_>> = perm.iter().map(|&i| units[i].clone()).collect();
             let table = scorer.prepare(&permuted, level);
             let d = decide(table.as_ref());
-            let refused = dangles(&permuted, &d.order);
+            let refused = refused(&permuted, &d.order, answers);
             let proposed: Vec<usize> = if refused {
                 perm.clone()
             } else {

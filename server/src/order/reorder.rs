@@ -279,7 +279,8 @@ pub struct Proposal {
     pub exact: bool,
     /// Whether the proposed order would separate a unit that leans on what comes before it
     /// ("It's…", "Such…", "However, …") from the unit its author put before it: its first words
-    /// would point at something else, so such an order is never offered.
+    /// would point at something else, or would move the first unit of a container that answers
+    /// the question before it ([`refused`]), so such an order is never offered.
     pub dangling: bool,
     /// The flow judge's reading, where the judge's overrule model reads it: the flow judge chose
     /// the order among the table's best candidates ([`super::flow`]), and `before` and `after`
@@ -654,6 +655,39 @@ pub fn dangles(units: &[Unit<'_>], order: &[usize]) -> bool {
     })
 }
 
+/// Whether the first unit of `container` answers a question that stands right before it: the
+/// last sentence of the paragraph before (for a paragraph's sentences: Curio's "**Q: How does
+/// Curio interoperate …?**" over "A: It depends on …"), or the section's heading (for the
+/// paragraphs of a section headed "Why …?"). An answer keeps its place after its question.
+pub fn answers_a_question(doc: &Document, container: Container) -> bool {
+    use crate::score::cues::asks;
+    let heading_asks = |section: usize| {
+        doc.sections
+            .get(section)
+            .and_then(|s| s.heading.as_ref())
+            .is_some_and(|h| asks(&h.title))
+    };
+    match container {
+        Container::Section(section) => heading_asks(section),
+        Container::Paragraph { section, paragraph } => match paragraph.checked_sub(1) {
+            Some(before) => doc
+                .sections
+                .get(section)
+                .and_then(|s| s.paragraphs.get(before))
+                .and_then(|p| p.sentences.last())
+                .is_some_and(|s| asks(&s.text)),
+            None => heading_asks(section),
+        },
+    }
+}
+
+/// Whether `order` is refused outright: it leaves a link without what it leans on
+/// ([`dangles`]), or it moves the first unit of a container that answers a question
+/// ([`answers_a_question`], given as `answers`).
+pub fn refused(units: &[Unit<'_>], order: &[usize], answers: bool) -> bool {
+    dangles(units, order) || (answers && changes_first(order))
+}
+
 /// The reorder proposal for `container` under `scorer`, or `None` when the container keeps the
 /// author's order whatever the judge thinks ([`reorderable`]). Whether it is offered is
 /// [`Proposal::worthwhile`].
@@ -669,12 +703,13 @@ pub fn propose(
     let level = container.level();
     let table = scorer.prepare(&units, level);
     let d = decide(table.as_ref());
+    let answers = answers_a_question(doc, container);
     let mut model = Margins::shipped().overrule(scorer.name(), level);
     let mut evidence = Evidence::of(table.as_ref(), &units, d.before, d.after);
     let mut proposal = Proposal {
         container,
         spans,
-        dangling: dangles(&units, &d.order),
+        dangling: refused(&units, &d.order, answers),
         order: d.order.clone(),
         change: d.change,
         before: d.before,
@@ -696,7 +731,7 @@ pub fn propose(
             Some(c) => {
                 evidence = evidence.map(|e| e.with_flow(c.before, c.gain()));
                 let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
-                proposal.dangling = dangles(&units, &c.order);
+                proposal.dangling = refused(&units, &c.order, answers);
                 proposal.change = single_move(&c.order).unwrap_or(Change::Reorder);
                 proposal.before = sigmoid(c.before);
                 proposal.after = sigmoid(c.after);
@@ -737,6 +772,46 @@ mod tests {
         let doc = parse(tex, Format::Latex);
         let spans = unit_extents(&doc, tex, Container::Section(0)).unwrap();
         assert_eq!(spans[1].slice(tex), "Second para.");
+    }
+
+    #[test]
+    fn an_answer_keeps_its_place_after_its_question() {
+        // Curio's README: a question in bold over its answer; a heading that asks.
+        let src = "# Plain\n\nBirds fly. Birds sing. Birds eat.\n\n\
+                   Is it fast? It is. Loops are short. Queues are small.\n\n\
+                   **Q: How does Curio interoperate with asyncio?**\n\n\
+                   A: It depends on what you mean. Curio runs a kernel. Tasks talk through \
+                   queues.\n\n# Why a kernel?\n\nOne loop is simpler. Tasks are cheap.\n\n\
+                   Queues are safe.\n";
+        let doc = parse(src, Format::Markdown);
+        let find = |opening: &str| {
+            doc.sections.iter().enumerate().find_map(|(section, s)| {
+                s.paragraphs
+                    .iter()
+                    .position(|p| p.sentences[0].text.starts_with(opening))
+                    .map(|paragraph| Container::Paragraph { section, paragraph })
+            })
+        };
+        let answer = find("A: It depends").expect("the answer");
+        assert!(answers_a_question(&doc, answer));
+        let why = find("One loop").expect("the first paragraph under a question");
+        assert!(answers_a_question(&doc, why));
+        let Container::Paragraph { section, .. } = why else {
+            panic!("{why:?}")
+        };
+        assert!(answers_a_question(&doc, Container::Section(section)));
+        // A question inside the paragraph itself is not before it.
+        assert!(!answers_a_question(
+            &doc,
+            find("Is it fast").expect("the question")
+        ));
+        let plain = find("Birds fly").expect("plain");
+        assert!(!answers_a_question(&doc, plain));
+        let units = unit_texts(&doc, answer).unwrap();
+        // The answer's first sentence stays first; the rest may move.
+        assert!(refused(&units, &[1, 0, 2], true));
+        assert!(!refused(&units, &[0, 2, 1], true));
+        assert!(!refused(&units, &[1, 0, 2], false));
     }
 
     #[test]
