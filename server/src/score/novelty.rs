@@ -15,7 +15,7 @@
 //! Novelty depends on every unit of a level, so a front end that caches transitions recomputes it
 //! from the whole level whenever a unit changes (as it does intrusion scores).
 
-use super::tokens::tokenize;
+use super::tokens::tokens;
 use super::vocabulary::Vocabulary;
 use super::Unit;
 use std::collections::HashSet;
@@ -28,10 +28,10 @@ pub const MIN_STEMS: usize = 4;
 /// not new.
 pub fn novelty(units: &[Unit<'_>], code: &[String]) -> Vec<Option<f64>> {
     let vocabulary = Vocabulary::of(units);
+    // Memoized per block: on the keystroke path the code is read again at every analysis.
     let in_code: HashSet<u32> = code
         .iter()
-        .flat_map(|block| tokenize(block))
-        .map(|t| t.stem_id)
+        .flat_map(|block| tokens(block).iter().map(|t| t.stem_id).collect::<Vec<_>>())
         .collect();
     (0..vocabulary.len())
         .map(|u| {
