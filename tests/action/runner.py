@@ -101,6 +101,16 @@ def read_outputs(path):
     return out
 
 
+def link_or_copy(src, dst):
+    """Hard-links `src` to `dst` where the file system allows it, else copies: a cache entry
+    holds a segue binary, and a dozen copies of it took gigabytes."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+    return dst
+
+
 def run_action(action_dir, workspace, inputs, env, cache_store, seed=None):
     """Runs action.yml; returns a dict: ok, failed (the failing step's name), outputs, steps (each
     name with ran/skipped and exit code), stdout, path (the PATH after the job). `seed(key,
@@ -128,7 +138,7 @@ def run_action(action_dir, workspace, inputs, env, cache_store, seed=None):
             saved = Path(cache_store) / with_["key"]
             if uses == "actions/cache/save":
                 if Path(with_["path"]).is_dir() and not saved.exists():
-                    shutil.copytree(with_["path"], saved, symlinks=True)
+                    shutil.copytree(with_["path"], saved, symlinks=True, copy_function=link_or_copy)
                 result["steps"].append({"name": name, "ran": True, "saved": saved.is_dir()})
                 continue
             if not saved.is_dir() and seed is not None:
@@ -136,7 +146,7 @@ def run_action(action_dir, workspace, inputs, env, cache_store, seed=None):
             hit = saved.is_dir()
             if hit:
                 shutil.rmtree(with_["path"], ignore_errors=True)
-                shutil.copytree(saved, with_["path"], symlinks=True)
+                shutil.copytree(saved, with_["path"], symlinks=True, copy_function=link_or_copy)
             elif uses == "actions/cache":
                 saves.append((with_["path"], saved))
             ctx.steps[step.get("id", f"_{n}")] = {"cache-hit": "true" if hit else ""}
@@ -169,7 +179,7 @@ def run_action(action_dir, workspace, inputs, env, cache_store, seed=None):
     result["path"] = env["PATH"]
     for path, saved in saves if result["ok"] else []:  # actions/cache's post step: on success
         if Path(path).is_dir() and not saved.exists():
-            shutil.copytree(path, saved, symlinks=True)
+            shutil.copytree(path, saved, symlinks=True, copy_function=link_or_copy)
     return result
 
 
@@ -179,7 +189,7 @@ def git(workspace, *args):
 
 def main():
     root, out = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
-    install, tier1 = "--install" in sys.argv, "--tier1" in sys.argv
+    install, tier1, keep = "--install" in sys.argv, "--tier1" in sys.argv, "--keep" in sys.argv
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     store = out / "cache-store"
@@ -191,7 +201,7 @@ def main():
         """Without --install, the segue cache holds target/debug/segue, as if built earlier."""
         if not install and key.startswith("segue-Linux-"):
             (folder / "bin").mkdir(parents=True)
-            shutil.copy2(seed_binary, folder / "bin" / "segue")
+            link_or_copy(seed_binary, folder / "bin" / "segue")
 
     def job(label, inputs, extra_env=None, change=None):
         """One workflow job: a fresh runner home and workspace, the action with `inputs`."""
@@ -223,6 +233,8 @@ def main():
         log.append(res)
         after = subprocess.run(["segue", "--version"], env={"PATH": res["path"]}, capture_output=True, text=True)
         res["segue on PATH"] = after.returncode == 0
+        if not keep:
+            shutil.rmtree(base, ignore_errors=True)  # jobs.json keeps what the job did
         return res
 
     def expect(label, res, cond, what):
