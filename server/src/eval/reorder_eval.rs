@@ -15,8 +15,7 @@ use crate::order::flow::choose;
 use crate::order::metrics::kendall_tau;
 use crate::order::overrule::{Evidence, OverruleModel};
 use crate::order::reorder::{
-    answers_a_question, changes_first, decide, refused, reorderable, unit_texts, Container,
-    MIN_GAIN,
+    changes_first, decide, first_unit_stands, refused, reorderable, unit_texts, Container, MIN_GAIN,
 };
 use crate::score::{Level, Scorer, Unit};
 use crate::text::{parse, Document};
@@ -155,9 +154,9 @@ pub fn reorder_cases(
         let table = scorer.prepare(&units, level);
         let untouched = decide(table.as_ref());
         // What `segue reorder` refuses, because it would leave a link without what it leans
-        // on, is no proposal.
-        let answers = answers_a_question(&parsed, container);
-        let untouched_gain = if refused(&units, &untouched.order, answers) {
+        // on or move a first unit that keeps its place, is no proposal.
+        let stands = first_unit_stands(&parsed, container);
+        let untouched_gain = if refused(&units, &untouched.order, stands) {
             0.0
         } else {
             untouched.after - untouched.before
@@ -175,7 +174,7 @@ pub fn reorder_cases(
             let permuted: Vec<Unit<'_>> = perm.iter().map(|&i| units[i].clone()).collect();
             let table = scorer.prepare(&permuted, level);
             let d = decide(table.as_ref());
-            let refused = refused(&permuted, &d.order, answers);
+            let refused = refused(&permuted, &d.order, stands);
             let proposed: Vec<usize> = if refused {
                 perm.clone()
             } else {

@@ -279,8 +279,9 @@ pub struct Proposal {
     pub exact: bool,
     /// Whether the proposed order would separate a unit that leans on what comes before it
     /// ("It's…", "Such…", "However, …") from the unit its author put before it: its first words
-    /// would point at something else, or would move the first unit of a container that answers
-    /// the question before it ([`refused`]), so such an order is never offered.
+    /// would point at something else; or it would move a first unit that keeps its place (an
+    /// answer, a sentence that takes up the block before it, a condition, the rest of a cut
+    /// sentence: [`refused`]), so such an order is never offered.
     pub dangling: bool,
     /// The flow judge's reading, where the judge's overrule model reads it: the flow judge chose
     /// the order among the table's best candidates ([`super::flow`]), and `before` and `after`
@@ -632,14 +633,24 @@ pub fn single_move(order: &[usize]) -> Option<Change> {
 }
 
 /// Whether a unit's first sentence leans on what comes before it: an explicit link (a
-/// connective, an anaphor, a demonstrative, a contraction such as "It's") or an opening cue other
-/// than an opener ("First, …") or quoted speech.
+/// connective, an anaphor, a demonstrative, a contraction such as "It's"), an opening cue other
+/// than an opener ("First, …") or quoted speech, or the rest of a cut sentence ([`continues`]).
 fn opens_on_a_link(unit: &Unit<'_>) -> bool {
     use crate::score::cues::{explicit_link, opening_cue, Cue};
-    unit.first().is_some_and(|s| {
-        explicit_link(s).is_some()
-            || opening_cue(s).is_some_and(|(c, _)| !matches!(c, Cue::Opening | Cue::Quotation))
-    })
+    continues(unit)
+        || unit.first().is_some_and(|s| {
+            explicit_link(s).is_some()
+                || opening_cue(s).is_some_and(|(c, _)| !matches!(c, Cue::Opening | Cue::Quotation))
+        })
+}
+
+/// Whether a unit's first sentence opens in lower case: the rest of a sentence that a table or
+/// a display cut off ("and where the types $T$ in recursive types can be different in each
+/// component."), which belongs where its author left it.
+pub fn continues(unit: &Unit<'_>) -> bool {
+    unit.first()
+        .and_then(|s| s.chars().find(|c| c.is_alphanumeric()))
+        .is_some_and(char::is_lowercase)
 }
 
 /// Whether `order` (of a container's `units`) leaves a link without what it leans on: a unit
@@ -681,11 +692,58 @@ pub fn answers_a_question(doc: &Document, container: Container) -> bool {
     }
 }
 
+/// Words that open a sentence with a condition: "If it has line drawing characters, then …".
+const CONDITIONS: &[&str] = &[
+    "assuming",
+    "if",
+    "provided",
+    "suppose",
+    "supposing",
+    "unless",
+];
+
+/// Whether a unit's first sentence opens with a condition that a comma closes ("If it has line
+/// drawing characters, then a new terminfo entry should be written …"): the frame for the units
+/// after it, which take it up ("The acsc variable should be modified …").
+pub fn opens_with_a_condition(unit: &Unit<'_>) -> bool {
+    unit.first().is_some_and(|s| {
+        let first = s
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty());
+        first.is_some_and(|w| CONDITIONS.contains(&w.to_lowercase().as_str())) && s.contains(',')
+    })
+}
+
+/// Whether the first sentence of paragraph `container` takes up a block (code, a table) that
+/// stands right before the paragraph: docopt's "Beat that! The option parser is generated based
+/// on the docstring above …" after its example. It keeps its place next to the block.
+pub fn follows_a_block(doc: &Document, container: Container) -> bool {
+    match container {
+        Container::Paragraph { section, paragraph } => doc
+            .sections
+            .get(section)
+            .and_then(|s| s.paragraphs.get(paragraph))
+            .is_some_and(|p| p.after_block),
+        Container::Section(_) => false,
+    }
+}
+
+/// Whether the first unit of `container` keeps its place because of where the container stands:
+/// it answers a question ([`answers_a_question`]) or takes up a block ([`follows_a_block`]).
+pub fn first_unit_stands(doc: &Document, container: Container) -> bool {
+    answers_a_question(doc, container) || follows_a_block(doc, container)
+}
+
 /// Whether `order` is refused outright: it leaves a link without what it leans on
-/// ([`dangles`]), or it moves the first unit of a container that answers a question
-/// ([`answers_a_question`], given as `answers`).
-pub fn refused(units: &[Unit<'_>], order: &[usize], answers: bool) -> bool {
-    dangles(units, order) || (answers && changes_first(order))
+/// ([`dangles`]), or it moves the first unit of a container whose place keeps it first
+/// ([`first_unit_stands`], given as `stands`), or a first unit that sets a condition
+/// ([`opens_with_a_condition`]) or carries on a sentence from before ([`continues`]).
+pub fn refused(units: &[Unit<'_>], order: &[usize], stands: bool) -> bool {
+    let first_stands = stands
+        || units
+            .first()
+            .is_some_and(|u| opens_with_a_condition(u) || continues(u));
+    dangles(units, order) || (first_stands && changes_first(order))
 }
 
 /// The reorder proposal for `container` under `scorer`, or `None` when the container keeps the
@@ -703,13 +761,13 @@ pub fn propose(
     let level = container.level();
     let table = scorer.prepare(&units, level);
     let d = decide(table.as_ref());
-    let answers = answers_a_question(doc, container);
+    let stands = first_unit_stands(doc, container);
     let mut model = Margins::shipped().overrule(scorer.name(), level);
     let mut evidence = Evidence::of(table.as_ref(), &units, d.before, d.after);
     let mut proposal = Proposal {
         container,
         spans,
-        dangling: refused(&units, &d.order, answers),
+        dangling: refused(&units, &d.order, stands),
         order: d.order.clone(),
         change: d.change,
         before: d.before,
@@ -731,7 +789,7 @@ pub fn propose(
             Some(c) => {
                 evidence = evidence.map(|e| e.with_flow(c.before, c.gain()));
                 let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
-                proposal.dangling = refused(&units, &c.order, answers);
+                proposal.dangling = refused(&units, &c.order, stands);
                 proposal.change = single_move(&c.order).unwrap_or(Change::Reorder);
                 proposal.before = sigmoid(c.before);
                 proposal.after = sigmoid(c.after);
@@ -812,6 +870,56 @@ mod tests {
         assert!(refused(&units, &[1, 0, 2], true));
         assert!(!refused(&units, &[0, 2, 1], true));
         assert!(!refused(&units, &[1, 0, 2], false));
+    }
+
+    #[test]
+    fn a_sentence_after_a_block_keeps_its_place() {
+        // docopt's README: "Beat that!" takes up the example above it.
+        let src = "# docopt\n\nThe usage is the parser. Here is an example.\n\n\
+                   ```python\nprint(docopt(__doc__))\n```\n\n\
+                   Beat that! The option parser is generated from the docstring above. It parses \
+                   the usage pattern. The basic idea is that a good help message has it all.\n";
+        let doc = parse(src, Format::Markdown);
+        let after = Container::Paragraph {
+            section: 0,
+            paragraph: 1,
+        };
+        let before = Container::Paragraph {
+            section: 0,
+            paragraph: 0,
+        };
+        assert!(doc.sections[0].paragraphs[1].sentences[0]
+            .text
+            .starts_with("Beat that"));
+        assert!(follows_a_block(&doc, after) && first_unit_stands(&doc, after));
+        assert!(!follows_a_block(&doc, before) && !first_unit_stands(&doc, before));
+        assert!(!follows_a_block(&doc, Container::Section(0)));
+    }
+
+    #[test]
+    fn a_first_sentence_that_sets_a_condition_stands() {
+        // Midnight Commander's FAQ, an answer on line drawing characters.
+        let units: Vec<Unit<'_>> = vec![
+            vec!["If it has line drawing characters, then a new terminfo entry should be written for this specific case."],
+            vec!["Let's call this linux-iso01."],
+            vec!["The acsc variable should be modified to reflect which characters are used to do the line drawing."],
+        ];
+        assert!(opens_with_a_condition(&units[0]));
+        assert!(refused(&units, &[2, 0, 1], false));
+        let mut plain = units.clone();
+        plain[0] = vec!["A new terminfo entry should be written for this specific case."];
+        assert!(!refused(&plain, &[2, 0, 1], false));
+        assert!(!opens_with_a_condition(&vec!["If in doubt ask."]));
+        // PARI's users' guide: the rest of a sentence that a table of types cut off.
+        let cut: Vec<Unit<'_>> = vec![
+            vec!["and where the types T in recursive types can be different in each component."],
+            vec!["The first nine basic types, from INT to POLMOD, are called scalar types."],
+            vec!["Type POLMOD is used to define algebraic extensions of a base ring."],
+        ];
+        assert!(continues(&cut[0]) && !continues(&cut[1]));
+        assert!(refused(&cut, &[1, 2, 0], false));
+        assert!(refused(&[cut[1].clone(), cut[0].clone()], &[1, 0], false));
+        assert!(!opens_with_a_condition(&vec!["Iffy code, then."]));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 use super::back_matter::back_matter_sections;
 use super::cues::{asks, explicit_link, Cue, Link};
 use super::novelty::novelty;
+use super::rule_runs::Short;
 use super::{Level, Reason, Scorer, Unit};
 use crate::text::{Document, Ending, Span};
 use std::ops::Range;
@@ -317,9 +318,10 @@ fn points_ahead(sentence: &str) -> bool {
 /// [`paragraph_units`]): adjacent paragraphs of a section, unless either is a list or ends in a
 /// lead-in or an unfinished line (the block or the list it introduces carries the link), or a
 /// skipped block (code, a table) stands between them, or both are inside a run of paragraphs
-/// that open alike ([`super::parallel`]: the items of an implicit list), or the later one opens
-/// with an instruction after the earlier one gave one ([`super::instruction`]: the next item of a
-/// series of instructions), or the section is back matter ([`super::back_matter`]).
+/// that open alike ([`super::parallel`]: the items of an implicit list) or of short paragraphs
+/// most of which give a rule ([`super::rule_runs`]: a style guide's one-line rules), or the later
+/// one opens with an instruction after the earlier one gave one ([`super::instruction`]: the next
+/// item of a series of instructions), or the section is back matter ([`super::back_matter`]).
 pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
     let back = back_matter_sections(doc);
     let para = |r: &UnitRef| {
@@ -345,9 +347,20 @@ pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, 
             && complete(to)
             && !next_instruction(from, to)
     });
-    super::parallel::without_runs(pairs, |i| {
+    let pairs = super::parallel::without_runs(pairs, |i| {
         let first = para(&refs.get(i)?.0)?.sentences.first()?;
         super::parallel::opening(&first.text)
+    });
+    super::rule_runs::without_rule_runs(pairs, |i| {
+        refs.get(i).and_then(|r| para(&r.0)).map_or(Short::No, |p| {
+            let own: Vec<&str> = p
+                .sentences
+                .iter()
+                .take(p.own_sentences)
+                .map(|s| s.text.as_str())
+                .collect();
+            Short::of(&own)
+        })
     })
 }
 

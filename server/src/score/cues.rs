@@ -46,6 +46,14 @@ pub struct Link {
     pub words: String,
 }
 
+/// Whether `word` names the writer or the reader ("you", "we", "your", "our", "us", in any
+/// case): a [`Cue::Personal`] opening that addresses someone rather than referring back.
+pub fn speaker_or_reader(word: &str) -> bool {
+    ["you", "we", "your", "our", "us", "yours", "ours"]
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(word.trim()))
+}
+
 /// Opening phrases and their kinds; longer phrases are tried first.
 const CUES: &[(&str, Cue)] = &[
     ("however", Cue::Contrast),

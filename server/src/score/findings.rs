@@ -675,6 +675,12 @@ fn linked_message(unit: &str, link: &Link, evidence: &str) -> String {
         );
     }
     match link.cue {
+        // The writer and the reader ("You can then start over …", "We use C89"): a person the
+        // text addresses, not a word that refers back.
+        Cue::Personal if crate::score::cues::speaker_or_reader(words) => format!(
+            "This {unit} seems out of place: {evidence}. Consider moving it next to related \
+             text, or a transition that ties it in."
+        ),
         Cue::Demonstrative | Cue::Personal => format!(
             "This {unit} refers back with ‘{words}’, yet {evidence}. If what ‘{words}’ refers \
              to is not plain, name it; if it is elsewhere, move the {unit} there."
@@ -845,6 +851,11 @@ mod tests {
             "{more}"
         );
         // A quotation mark is not quoted back.
+        let you = linked_message("sentence", &link(Cue::Personal, "You"), evidence);
+        assert!(
+            you.starts_with("This sentence seems out of place:") && !you.contains("refers back"),
+            "{you}"
+        );
         let dialogue = linked_message("sentence", &link(Cue::Quotation, "“"), evidence);
         assert!(
             dialogue.starts_with("This sentence opens as if it followed on"),

@@ -11,7 +11,8 @@
 //! form (after "Please", "Always", "Never", "Just", "Do not" or "Don't"), or does so after the
 //! first comma of a sentence that opens with a condition or a circumstance ("If the file is
 //! missing, create it.", "In error checks, just abort."). A verb that is as often a noun ("Use",
-//! "Run", "Set") counts only before a word that opens its object ("Use the …", "Run `make`"),
+//! "Run", "Set") counts only before a word that opens its object ("Use the …", "Run `make`") or
+//! a call ("Use assert() …"),
 //! and no verb counts before a word that makes it a subject ("Make is …"). A rule stated with a
 //! modal ("The description should use complete sentences.") is not an instruction here.
 
@@ -132,8 +133,17 @@ pub fn instructs(sentence: &str) -> bool {
 
 /// [`instructs`], computed.
 fn read_instructs(sentence: &str) -> bool {
+    // Emphasis marks around a word are not part of it ("Please _USE_ one tab").
     let tokens: Vec<String> = sentence
         .split_word_bounds()
+        .map(|w| {
+            let bare = w.trim_matches(|c| c == '_' || c == '*');
+            if bare.is_empty() {
+                w
+            } else {
+                bare
+            }
+        })
         .filter(|w| !w.trim().is_empty())
         .map(str::to_lowercase)
         .collect();
@@ -177,9 +187,11 @@ fn imperative(tokens: &[String], strict: bool) -> bool {
     if VERBS.binary_search(&verb.as_str()).is_ok() {
         return !subject;
     }
+    // "Use assert() and assertm() where applicable.": a call's name is an object.
+    let call = after.get(1).is_some_and(|t| t == "(");
     NOUN_VERBS.binary_search(&verb.as_str()).is_ok()
         && if strict {
-            next.is_some_and(|n| OBJECT_STARTS.contains(&n) || QUOTES.contains(&n))
+            next.is_some_and(|n| OBJECT_STARTS.contains(&n) || QUOTES.contains(&n)) || call
         } else {
             !subject
         }
@@ -220,6 +232,8 @@ mod tests {
             "Be objective.",
             "Run the tests before you send a patch.",
             "Please do not use tabs.",
+            "Use assert() and assertm() where applicable.",
+            "Please _USE_ one tab instead of 8 spaces!",
         ] {
             assert!(instructs(s), "{s}");
         }

@@ -28,6 +28,7 @@ pub mod ordering;
 pub mod parallel;
 pub mod precedence;
 pub mod registry;
+pub mod rule_runs;
 pub mod rules;
 pub mod static_vectors;
 mod stems;

@@ -466,6 +466,10 @@ impl Pairwise for Tier0Pairs<'_> {
             (Some((Cue::Opening, w)), _) => Some(format!(
                 "it opens with ‘{w}’, which usually starts a sequence"
             )),
+            // "You …", "We …" address the reader: nothing to refer back to.
+            (Some((Cue::Personal, w)), colon) if super::cues::speaker_or_reader(w) => {
+                colon.then(|| "the one before it ends with a colon".to_string())
+            }
             (Some((Cue::Personal | Cue::Demonstrative, w)), _) => Some(format!(
                 "it opens with ‘{w}’, which needs something before it to refer to"
             )),

@@ -63,7 +63,7 @@
 //!   left with placeholders only (a lone `\ref{…}`) is no prose. `\href{url}{text}` keeps `text`; `\url`, `\path` and `\verb`
 //!   keep their content verbatim, and so do short verbatim runs (`|\section|`) where the
 //!   document declares them (`\MakeShortVerb`, `\DefineShortVerb`) or its class does
-//!   (`ltxguide`, `ltxdoc`): see [`short_verb`].
+//!   (`ltxguide`, `ltxdoc`; plain TeX's `\input tugboat.sty`): see [`short_verb`].
 //! - **Footnotes** (`\footnote`, `\footnotetext`, `\footcite`, `\marginpar`, `\todo`,
 //!   `\thanks`) are dropped: they are asides outside the flow of the sentence they sit in.
 //! - **References** leave a synthetic placeholder so that the sentence stays a sentence:
@@ -130,17 +130,52 @@ pub(crate) fn blocks_and_code(source: &str) -> (Vec<Block>, Vec<Span>) {
     (out, code)
 }
 
-/// The byte range of the document body: after `\begin{document}` when there is one.
+/// The byte range of the document body: after `\begin{document}` when there is one outside
+/// every other environment (PGF's manual shows a whole document, `\begin{document}` and all,
+/// inside a `codeexample`).
 fn body_range(source: &str) -> (usize, usize) {
-    const BEGIN: &[u8] = b"\\begin{document}";
+    const BEGIN: &[u8] = b"\\begin{";
+    const END: &[u8] = b"\\end{";
+    const DOCUMENT: &[u8] = b"document}";
     let b = source.as_bytes();
+    let mut depth = 0usize;
     let mut i = 0;
     while let Some(&c) = b.get(i) {
         match c {
             b'%' => i = line_end(b, i, b.len()),
             b'\\' => {
-                if b.get(i..).is_some_and(|rest| rest.starts_with(BEGIN)) {
-                    return (i + BEGIN.len(), b.len());
+                let rest = b.get(i..).unwrap_or_default();
+                if let Some(after) = verb_end(b, i) {
+                    // `\verb+\begin{document}+` names the command; it does not begin anything.
+                    i = after;
+                    continue;
+                }
+                if rest.starts_with(BEGIN) {
+                    let name = &rest[BEGIN.len()..];
+                    if name.starts_with(DOCUMENT) {
+                        if depth == 0 {
+                            return (i + BEGIN.len() + DOCUMENT.len(), b.len());
+                        }
+                    } else {
+                        let len = name.iter().take(64).position(|&c| c == b'}');
+                        let env = len.and_then(|n| std::str::from_utf8(&name[..n]).ok());
+                        if let Some(env) =
+                            env.filter(|e| matches!(classify_env(e), EnvClass::Verbatim { .. }))
+                        {
+                            // A verbatim display shows code; what it holds begins nothing.
+                            let close = format!("\\end{{{env}}}");
+                            match source.get(i..).and_then(|r| r.find(&close)) {
+                                Some(k) => {
+                                    i += k + close.len();
+                                    continue;
+                                }
+                                None => return (0, b.len()),
+                            }
+                        }
+                        depth += 1;
+                    }
+                } else if rest.starts_with(END) && !rest[END.len()..].starts_with(DOCUMENT) {
+                    depth = depth.saturating_sub(1);
                 }
                 i += 2;
             }
@@ -148,6 +183,27 @@ fn body_range(source: &str) -> (usize, usize) {
         }
     }
     (0, b.len())
+}
+
+/// Where `\verb` (or `\verb*`) at byte `at` ends: after its closing delimiter on the same line.
+/// `None` when `at` holds no `\verb` with a delimiter.
+fn verb_end(b: &[u8], at: usize) -> Option<usize> {
+    let mut j = at + b"\\verb".len();
+    if !b.get(at..)?.starts_with(b"\\verb") {
+        return None;
+    }
+    if b.get(j) == Some(&b'*') {
+        j += 1;
+    }
+    let delimiter = *b.get(j)?;
+    if delimiter.is_ascii_alphabetic() || delimiter.is_ascii_whitespace() {
+        return None;
+    }
+    let close = b
+        .get(j + 1..)?
+        .iter()
+        .position(|&c| c == delimiter || c == b'\n')?;
+    Some(j + 1 + close + 1)
 }
 
 /// Commands that `source` defines as a sectioning command applied to their first argument, with
@@ -595,8 +651,18 @@ fn classify_env(name: &str) -> EnvClass {
         "multicols" => EnvClass::Open(EnvKind::Block, "mo"),
         "adjustbox" | "column" => EnvClass::Open(EnvKind::Block, "om"),
         "frame" => EnvClass::Open(EnvKind::Block, "oogg"),
+        // A package's own code display: PGF's `codeexample`, `latexcode`, `examplecode`,
+        // `myverbatim`.
+        _ if shows_code(base) => EnvClass::Verbatim { silent: false },
         _ => UNKNOWN_ENV,
     }
+}
+
+/// Whether an environment's name says it shows code: it contains "code" or "verbatim", in any
+/// case.
+fn shows_code(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("code") || lower.contains("verbatim")
 }
 
 /// An environment [`classify_env`] does not know: a block of prose, after an optional argument
@@ -1707,6 +1773,19 @@ impl<'a> Parser<'a> {
                 self.pos = self.end;
                 return;
             }
+            // Plain TeX's `\input tugboat.sty`: the file name runs to the next space.
+            "input" => {
+                let j = scan::skip_blanks(self.b, self.pos).min(self.end);
+                if self.b.get(j) != Some(&b'{') {
+                    let name = self.b[j..self.end]
+                        .iter()
+                        .position(|c| c.is_ascii_whitespace() || matches!(c, b'\\' | b'%' | b'}'))
+                        .unwrap_or(self.end - j);
+                    self.pos = j + name;
+                    self.w.close(Span::new(start, self.pos));
+                    return;
+                }
+            }
             "verb" => return self.verb(start),
             "url" | "nolinkurl" | "path" => {
                 if let Some(a) = self.req_arg(self.pos, false, true) {
@@ -2442,6 +2521,36 @@ mod tests {
     }
 
     #[test]
+    fn a_whole_document_shown_as_code_is_not_the_body() {
+        // PGF's tutorial, a file its manual inputs: an example document inside `codeexample`.
+        let src = "\\section{Tutorial}\nKarl sets up his file as follows:\n\
+                   \\begin{codeexample}[code only]\n\\documentclass{article}\n\\begin{document}\n\
+                   We are working on it.\n\\end{document}\n\\end{codeexample}\n\n\
+                   When executed, the result looks like this. Karl is pleased.\n";
+        assert_eq!(body_range(src), (0, src.len()));
+        assert_eq!(
+            sentences(src),
+            v(&[
+                &["Karl sets up his file as follows:"],
+                &[
+                    "When executed, the result looks like this.",
+                    "Karl is pleased."
+                ]
+            ])
+        );
+        // Nor does one that `\verb` names, or one in a verbatim display before the real one.
+        let named = "Text that names \\verb+\\begin{document}+ in a sentence.\n";
+        assert_eq!(body_range(named), (0, named.len()));
+        let shown =
+            "\\begin{verbatim}\n\\begin{itemize}\n\\end{verbatim}\n\\begin{document}\nText.\n";
+        assert_eq!(body_range(shown).0, shown.find("\nText").unwrap());
+        let real = "\\documentclass{article}\n\\begin{document}\nText.\n\\end{document}\n";
+        assert_eq!(body_range(real).0, real.find("\nText").unwrap());
+        assert!(shows_code("codeexample") && shows_code("LaTeXCode") && shows_code("myverbatim"));
+        assert!(!shows_code("example") && !shows_code("theorem"));
+    }
+
+    #[test]
     fn short_verbatim_bars_keep_their_content() {
         // From the LaTeX team's class guide: its class makes `|` a short `\verb`.
         let src = "\\documentclass{ltxguide}\n\\begin{document}\nThe class then redefines \
@@ -2464,6 +2573,21 @@ mod tests {
         assert_eq!(
             sentences("Pipes |a}| and |b| stay.\n"),
             v(&[&["Pipes |a| and |b| stay."]])
+        );
+        // The TUGboat authors' guide: a short verbatim `|\endinput|` does not end the document.
+        let src = "\\input tugboat.sty\n\nWe redefine it as |\\endinput| to stop.\n\n\
+                   The rest is read too.\n";
+        assert_eq!(
+            sentences(src),
+            v(&[
+                &["We redefine it as \\endinput to stop."],
+                &["The rest is read too."]
+            ])
+        );
+        // A braced file name is dropped as before; so is a plain one before a command.
+        assert_eq!(
+            sentences("\\input{intro}\nText here.\n\\input macros.tex\\relax More text.\n"),
+            v(&[&["Text here.", "More text."]])
         );
     }
 

@@ -3,8 +3,10 @@
 //! The `doc` package's `\MakeShortVerb{\|}` (and fancyvrb's `\DefineShortVerb{\|}`) turn a
 //! character into a verbatim delimiter from that point on; `\DeleteShortVerb{\|}` and
 //! `\UndefineShortVerb{\|}` turn it back. The LaTeX team's guides (`\documentclass{ltxguide}`)
-//! and `ltxdoc` documents get `|` without declaring it: their class does. Without this, the
-//! scanner reads `It redefines |\section| and …` as a sentence cut by a heading.
+//! and `ltxdoc` documents get `|` without declaring it: their class does, as plain TeX's TUGboat
+//! macros do for a document that starts `\input tugboat.sty`. Without this, the scanner reads
+//! `It redefines |\section| and …` as a sentence cut by a heading, and `|\endinput|` as the end
+//! of the document.
 
 use super::scan::{commands, skip_blanks};
 
@@ -25,7 +27,7 @@ impl ShortVerbs {
     /// The declarations in `source` (outside comments), and the class's own.
     pub(super) fn scan(source: &str) -> Self {
         let mut out = ShortVerbs::default();
-        if class(source).is_some_and(|c| CLASSES.contains(&c)) {
+        if class(source).is_some_and(|c| CLASSES.contains(&c)) || inputs_tugboat(source) {
             out.push(0, b'|', true);
         }
         let b = source.as_bytes();
@@ -88,6 +90,21 @@ fn class(source: &str) -> Option<&str> {
     source.get(j + 1..j + 1 + len).map(str::trim)
 }
 
+/// Whether `source` reads plain TeX's TUGboat macros (`\input tugboat.sty`, `\input tugboat`),
+/// which make `|` a short verbatim character.
+fn inputs_tugboat(source: &str) -> bool {
+    let b = source.as_bytes();
+    commands(source, &["input"]).any(|(_, after)| {
+        let mut j = skip_blanks(b, after);
+        if b.get(j) == Some(&b'{') {
+            j += 1;
+        }
+        b.get(j..j + 7)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"tugboat"))
+            && !b.get(j + 7).is_some_and(|c| c.is_ascii_alphanumeric())
+    })
+}
+
 /// The character a declaration names: `{\|}`, `\|`, `*{\|}`, `[opts]{\|}`, or a bare `|`.
 fn declared_char(b: &[u8], mut j: usize) -> Option<u8> {
     j = skip_blanks(b, j);
@@ -148,6 +165,24 @@ mod tests {
             "\\documentclass",
         ] {
             assert!(!ShortVerbs::scan(class).active(b'|', 5), "{class}");
+        }
+    }
+
+    #[test]
+    fn plain_tugboat_implies_the_bar() {
+        // The TUGboat authors' guide (tubguide.tex), which writes `|\endinput|`.
+        let src =
+            "%% tubguide.tex\n\\input tugboat.sty\n\nWe redefine it as |\\endinput| to stop.\n";
+        assert!(ShortVerbs::scan(src).active(b'|', src.find("|\\endinput").unwrap()));
+        for src in ["\\input tugboat\n", "\\input{tugboat.cmn}\n"] {
+            assert!(ShortVerbs::scan(src).active(b'|', src.len()), "{src}");
+        }
+        for src in [
+            "\\input tugboatx\n",
+            "% \\input tugboat.sty\n",
+            "\\input other\n",
+        ] {
+            assert!(!ShortVerbs::scan(src).active(b'|', src.len()), "{src}");
         }
     }
 
