@@ -6,9 +6,11 @@
 //! sentence `\emph{Hello} world.` spans exactly that source text.
 //!
 //! Decisions:
-//! - **Body.** When the source holds `\begin{document}` (outside a comment), everything before
-//!   it is skipped; `\end{document}` and `\endinput` end the prose. Without `\begin{document}`
-//!   the whole source is read as a fragment.
+//! - **Body.** When the source holds `\begin{document}` (outside a comment, a `\verb`, a verbatim
+//!   display and every other environment), everything before it is skipped; `\end{document}` and
+//!   `\endinput` end the prose. Without `\begin{document}` the whole source is read as a
+//!   fragment. Environments whose name says they show code (`codeexample`, `latexcode`,
+//!   `MyVerbatim`) are verbatim displays, as `verbatim` and `lstlisting` are.
 //! - **Paragraphs** end at blank lines, `\par`, `\newpage` and `\clearpage`, as in TeX. A line
 //!   holding only a comment is not blank: `%` swallows the rest of its line *and* the line end,
 //!   so `word%⏎next` reads `wordnext`.
