@@ -46,19 +46,33 @@ pub fn without_runs(
         .iter()
         .map(|(a, b)| a.is_some() && a == b)
         .collect();
+    without_chains(pairs, |k| alike[k], |units| units.len() >= MIN_RUN)
+}
+
+/// `pairs` without the pairs of every chain that `is_run` takes for a run. A chain is a maximal
+/// stretch of pairs that each `joins` (given a pair's index) and that follow one another (one
+/// pair's later unit is the next pair's earlier unit); `is_run` sees the units it goes through.
+pub fn without_chains(
+    pairs: Vec<(usize, usize)>,
+    joins: impl Fn(usize) -> bool,
+    is_run: impl Fn(&[usize]) -> bool,
+) -> Vec<(usize, usize)> {
     let mut keep = vec![true; pairs.len()];
     let mut k = 0;
     while k < pairs.len() {
-        if !alike[k] {
+        if !joins(k) {
             k += 1;
             continue;
         }
         let mut end = k + 1;
-        while end < pairs.len() && alike[end] && pairs[end].0 == pairs[end - 1].1 {
+        while end < pairs.len() && joins(end) && pairs[end].0 == pairs[end - 1].1 {
             end += 1;
         }
         // Pairs k..end chain through end - k + 1 units.
-        if end - k + 1 >= MIN_RUN {
+        let units: Vec<usize> = std::iter::once(pairs[k].0)
+            .chain(pairs[k..end].iter().map(|p| p.1))
+            .collect();
+        if is_run(&units) {
             keep[k..end].iter_mut().for_each(|x| *x = false);
         }
         k = end;

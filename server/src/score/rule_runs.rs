@@ -106,32 +106,14 @@ pub fn without_rule_runs(
         .iter()
         .map(|&(a, b)| short(a) != Short::No && short(b) != Short::No)
         .collect();
-    let mut keep = vec![true; pairs.len()];
-    let mut k = 0;
-    while k < pairs.len() {
-        if !both[k] {
-            k += 1;
-            continue;
-        }
-        let mut end = k + 1;
-        while end < pairs.len() && both[end] && pairs[end].0 == pairs[end - 1].1 {
-            end += 1;
-        }
-        // Pairs k..end chain through end - k + 1 paragraphs.
-        let units: Vec<usize> = std::iter::once(pairs[k].0)
-            .chain(pairs[k..end].iter().map(|p| p.1))
-            .collect();
-        let rules = units.iter().filter(|&&u| short(u) == Short::Rule).count();
-        if units.len() >= MIN_RUN && 3 * rules >= 2 * units.len() {
-            keep[k..end].iter_mut().for_each(|x| *x = false);
-        }
-        k = end;
-    }
-    pairs
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(p, keep)| keep.then_some(p))
-        .collect()
+    super::parallel::without_chains(
+        pairs,
+        |k| both[k],
+        |units| {
+            let rules = units.iter().filter(|&&u| short(u) == Short::Rule).count();
+            units.len() >= MIN_RUN && 3 * rules >= 2 * units.len()
+        },
+    )
 }
 
 #[cfg(test)]
