@@ -714,16 +714,24 @@ pub fn opens_with_a_condition(unit: &Unit<'_>) -> bool {
     })
 }
 
-/// Whether the first sentence of paragraph `container` takes up a block (code, a table) that
-/// stands right before the paragraph: docopt's "Beat that! The option parser is generated based
-/// on the docstring above …" after its example. It keeps its place next to the block.
+/// Whether the first sentence of paragraph `container` takes up a block (code, a table), a list
+/// or a quotation that stands right before the paragraph (the items and quoted text a paragraph
+/// holds after its own sentences end it): docopt's "Beat that! The option parser is
+/// generated based on the docstring above …" after its example, and "But you can always create
+/// a port for your favorite language!" after its list of ports. It keeps its place next to them.
 pub fn follows_a_block(doc: &Document, container: Container) -> bool {
     match container {
-        Container::Paragraph { section, paragraph } => doc
-            .sections
-            .get(section)
-            .and_then(|s| s.paragraphs.get(paragraph))
-            .is_some_and(|p| p.after_block),
+        Container::Paragraph { section, paragraph } => {
+            let paragraphs = doc.sections.get(section).map(|s| &s.paragraphs[..]);
+            let after_list = paragraph
+                .checked_sub(1)
+                .and_then(|before| paragraphs?.get(before))
+                .is_some_and(|p| p.list || p.own_sentences < p.sentences.len());
+            after_list
+                || paragraphs
+                    .and_then(|ps| ps.get(paragraph))
+                    .is_some_and(|p| p.after_block)
+        }
         Container::Section(_) => false,
     }
 }
@@ -894,6 +902,31 @@ mod tests {
         assert!(follows_a_block(&doc, after) && first_unit_stands(&doc, after));
         assert!(!follows_a_block(&doc, before) && !first_unit_stands(&doc, before));
         assert!(!follows_a_block(&doc, Container::Section(0)));
+    }
+
+    #[test]
+    fn a_sentence_after_a_list_keeps_its_place() {
+        // docopt's README: "But you can always create a port …" takes up its list of ports.
+        let src = "# Ports\n\nThere are ports for many languages. They are listed below.\n\n\
+                   - Lua port\n- PHP port\n\n\
+                   But you can always create a port for your favorite language! You are \
+                   encouraged to use the Python version as a reference. A test suite is bundled \
+                   with the Python implementation.\n";
+        let doc = parse(src, Format::Markdown);
+        let paras = &doc.sections[0].paragraphs;
+        // The list is the lead-in paragraph's items.
+        assert!(paras[0].own_sentences == 2 && paras[0].sentences.len() == 4);
+        assert!(paras[1].sentences[0].text.starts_with("But you"));
+        let after = Container::Paragraph {
+            section: 0,
+            paragraph: 1,
+        };
+        assert!(follows_a_block(&doc, after) && first_unit_stands(&doc, after));
+        let first = Container::Paragraph {
+            section: 0,
+            paragraph: 0,
+        };
+        assert!(!follows_a_block(&doc, first));
     }
 
     #[test]

@@ -244,23 +244,7 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("similar", Cue::Addition),
     ("a similar", Cue::Addition),
     ("other", Cue::Addition),
-    // A definite shell noun sums up what was just said ("The idea is called tar pitting").
-    ("the idea", Cue::Demonstrative),
-    ("the issue", Cue::Demonstrative),
-    ("the problem", Cue::Demonstrative),
-    ("the cause", Cue::Demonstrative),
-    ("the solution", Cue::Demonstrative),
-    ("the reason", Cue::Demonstrative),
-    ("the result", Cue::Demonstrative),
-    ("the answer", Cue::Demonstrative),
-    ("the point", Cue::Demonstrative),
-    ("the goal", Cue::Demonstrative),
-    ("the difference", Cue::Demonstrative),
-    ("the advantage", Cue::Demonstrative),
-    ("the downside", Cue::Demonstrative),
-    ("the catch", Cue::Demonstrative),
-    ("the trick", Cue::Demonstrative),
-    ("the rest", Cue::Demonstrative),
+    // A definite shell noun ("The idea is called tar pitting") is [`shell_noun`].
     ("the first", Cue::Sequence),
     ("the second", Cue::Sequence),
     ("the next", Cue::Sequence),
@@ -290,6 +274,20 @@ const LINKING_PHRASES: &[(&str, Cue)] = &[
     ("with respect to", Cue::Sequence),
     ("speaking of", Cue::Sequence),
     ("turning to", Cue::Sequence),
+    // A reminder of what was said before ("Recall that by extension, …", "As noted above, …").
+    ("recall that", Cue::Demonstrative),
+    ("remember that", Cue::Demonstrative),
+    ("as mentioned", Cue::Demonstrative),
+    ("as noted", Cue::Demonstrative),
+    ("as discussed", Cue::Demonstrative),
+    ("as described", Cue::Demonstrative),
+    ("as explained", Cue::Demonstrative),
+    ("as shown", Cue::Demonstrative),
+    ("as we saw", Cue::Demonstrative),
+    ("as we have seen", Cue::Demonstrative),
+    ("as you can see", Cue::Demonstrative),
+    ("as before", Cue::Demonstrative),
+    ("as above", Cue::Demonstrative),
     // A hypothetical or a case set up to show what was just said ("Imagine we want to download
     // the HTML source of …", "Consider the unsung heroine, groupby.").
     ("imagine", Cue::Example),
@@ -457,6 +455,86 @@ fn example_subject(lower: &[String]) -> Option<usize> {
         .map(|i| i + 1)
 }
 
+/// Shell nouns: abstract nouns that, made definite, sum up or take up what was just said ("*The
+/// practice* began in …", "*The explicit exceptions* are …", "*The alternative* is to …").
+const SHELL_NOUNS: &[&str] = &[
+    "idea",
+    "issue",
+    "problem",
+    "cause",
+    "solution",
+    "reason",
+    "result",
+    "answer",
+    "point",
+    "goal",
+    "aim",
+    "purpose",
+    "difference",
+    "advantage",
+    "benefit",
+    "downside",
+    "drawback",
+    "catch",
+    "caveat",
+    "trick",
+    "rest",
+    "remainder",
+    "practice",
+    "alternative",
+    "approach",
+    "explanation",
+    "exception",
+    "consequence",
+    "effect",
+    "outcome",
+    "upshot",
+    "lesson",
+    "rationale",
+    "motivation",
+    "choice",
+    "decision",
+    "remedy",
+    "workaround",
+    "limitation",
+    "implication",
+    "conclusion",
+    "distinction",
+    "situation",
+    "question",
+];
+
+/// Words that, right after a shell noun, say that it names what follows rather than what was
+/// said ("The problem *of* deadlocks is …", "The difference *between* …").
+const SHELL_COMPLEMENTS: &[&str] = &["of", "between", "with", "for", "to", "in", "on", "from"];
+
+/// The length in words of a definite shell-noun subject that takes up what was just said ("The
+/// practice", "The explicit exceptions", "The main problem"): "the", at most one modifier, and a
+/// [`SHELL_NOUNS`] word, singular or plural, not followed by a complement that names what it is
+/// about instead ("The problem of deadlocks is …"; "The rest of …" always takes up what was
+/// said).
+fn shell_noun(lower: &[String]) -> Option<usize> {
+    if lower.first()? != "the" {
+        return None;
+    }
+    let is_shell = |w: &str| {
+        SHELL_NOUNS.contains(&w)
+            || w.strip_suffix('s').is_some_and(|stem| {
+                SHELL_NOUNS.contains(&stem)
+                    || stem
+                        .strip_suffix('e')
+                        .is_some_and(|s| SHELL_NOUNS.contains(&s))
+            })
+    };
+    let n = (1..3).find(|&i| lower.get(i).is_some_and(|w| is_shell(w)))? + 1;
+    // "The rest of …" takes up the part not yet said, whatever follows it.
+    let partitive = matches!(lower[n - 1].as_str(), "rest" | "remainder");
+    let complemented = lower
+        .get(n)
+        .is_some_and(|w| SHELL_COMPLEMENTS.contains(&w.as_str()));
+    (partitive || !complemented).then_some(n)
+}
+
 /// Whether the word at `i` points back wherever it stands among a sentence's first words: the
 /// pronoun "that" in "that's" (which cannot be the conjunction "that"). ("Do so" points back
 /// wherever it stands in the sentence: [`stands_for_an_action`].)
@@ -530,6 +608,9 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
     }
     if let Some(n) = example_subject(&lower) {
         return Some((Cue::Example, words[..n].join(" ")));
+    }
+    if let Some(n) = shell_noun(&lower) {
+        return Some((Cue::Demonstrative, words[..n].join(" ")));
     }
     lower
         .iter()
@@ -768,6 +849,45 @@ mod tests {
             link("Example: 'fmt - filter for simple filling of text'."),
             Some("Example".to_string())
         );
+    }
+
+    #[test]
+    fn definite_shell_nouns_and_reminders_link_back() {
+        let link = |s: &str| explicit_link(s).map(|(_, w)| w);
+        // Washington's 1796 message, RevTeX's guide, PARI's users' guide, TUGboat's guide.
+        assert_eq!(
+            link("The practice began in the reign of the first Congress."),
+            Some("The practice".to_string())
+        );
+        assert_eq!(
+            link("The explicit exceptions are genfrac and the ams math fonts."),
+            Some("The explicit exceptions".to_string())
+        );
+        assert_eq!(
+            link("The alternatives are worse."),
+            Some("The alternatives".to_string())
+        );
+        assert_eq!(
+            link("Recall that by extension, a number is exact."),
+            Some("Recall that".to_string())
+        );
+        assert_eq!(
+            link("As noted above, the cache is shared."),
+            Some("As noted".to_string())
+        );
+        assert_eq!(
+            link("The rest of the code is unchanged."),
+            Some("The rest".to_string())
+        );
+        // A shell noun with its own complement names what it is about.
+        assert_eq!(link("The problem of deadlocks is old."), None);
+        assert_eq!(
+            link("The difference between them is small."),
+            Some("them".to_string())
+        );
+        // Not a shell noun, or not definite.
+        assert_eq!(link("The Python logo is trademarked."), None);
+        assert_eq!(link("A practice run takes an hour."), None);
     }
 
     #[test]

@@ -700,8 +700,9 @@ const ACTIONS: &[(&str, Action)] = {
         ("part addpart", Heading(1)),
         ("chapter addchap", Heading(2)),
         ("section addsec", Heading(3)),
-        ("subsection", Heading(4)),
-        ("subsubsection", Heading(5)),
+        // PARI's manuals (plain TeX) write `\subsec{Title}` and `\subsectitle{Title}`.
+        ("subsection subsec subsectitle", Heading(4)),
+        ("subsubsection subsubsec", Heading(5)),
         ("paragraph", Heading(6)),
         ("subparagraph", Heading(7)),
         ("par newpage clearpage cleardoublepage", Par),
@@ -2320,6 +2321,21 @@ mod tests {
                 "Names are short.".to_string(),
                 "kept Text.".to_string()
             ])
+        );
+    }
+
+    #[test]
+    fn pari_subsections_are_headings() {
+        // PARI's users' guide, chapter 1 (plain TeX macros of its own).
+        let src = "\\section{The PARI types}\nEvery object belongs to one of these basic types.\n\n\\subsec{Integers and reals} They are of arbitrary size.\n\n\\subsectitle{How to report bugs} Bugs are submitted online.\n";
+        let titles: Vec<String> = doc(src)
+            .sections
+            .iter()
+            .filter_map(|s| s.heading.as_ref().map(|h| h.title.clone()))
+            .collect();
+        assert_eq!(
+            titles,
+            vec!["The PARI types", "Integers and reals", "How to report bugs"]
         );
     }
 
