@@ -15,7 +15,8 @@ use crate::order::flow::choose;
 use crate::order::metrics::kendall_tau;
 use crate::order::overrule::{Evidence, OverruleModel};
 use crate::order::reorder::{
-    changes_first, decide, first_unit_stands, refused, reorderable, unit_texts, Container, MIN_GAIN,
+    changes_first, decide, first_unit_stands, refused, reorderable, under_a_heading, unit_texts,
+    Container, MIN_GAIN,
 };
 use crate::score::{Level, Scorer, Unit};
 use crate::text::{parse, Document};
@@ -156,7 +157,8 @@ pub fn reorder_cases(
         // What `segue reorder` refuses, because it would leave a link without what it leans
         // on or move a first unit that keeps its place, is no proposal.
         let stands = first_unit_stands(&parsed, container);
-        let untouched_gain = if refused(&units, &untouched.order, stands) {
+        let under_heading = under_a_heading(&parsed, container);
+        let untouched_gain = if refused(&units, &untouched.order, stands, under_heading) {
             0.0
         } else {
             untouched.after - untouched.before
@@ -174,7 +176,7 @@ pub fn reorder_cases(
             let permuted: Vec<Unit<'_>> = perm.iter().map(|&i| units[i].clone()).collect();
             let table = scorer.prepare(&permuted, level);
             let d = decide(table.as_ref());
-            let refused = refused(&permuted, &d.order, stands);
+            let refused = refused(&permuted, &d.order, stands, under_heading);
             let proposed: Vec<usize> = if refused {
                 perm.clone()
             } else {

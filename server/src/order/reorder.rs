@@ -742,15 +742,42 @@ pub fn first_unit_stands(doc: &Document, container: Container) -> bool {
     answers_a_question(doc, container) || follows_a_block(doc, container)
 }
 
+/// Whether `container` opens its section right under the heading: the section's paragraphs, or
+/// the sentences of its first paragraph. A pronoun that opens its first unit ("They usually
+/// operate on any complex argument" under "Transcendental functions") stands for the heading.
+pub fn under_a_heading(doc: &Document, container: Container) -> bool {
+    let section = match container {
+        Container::Section(section) => section,
+        Container::Paragraph {
+            section,
+            paragraph: 0,
+        } => section,
+        Container::Paragraph { .. } => return false,
+    };
+    doc.sections
+        .get(section)
+        .is_some_and(|s| s.heading.is_some())
+}
+
+/// Whether a unit opens with a third-person pronoun ("They", "It", "Its"), which right under a
+/// heading stands for what the heading names.
+fn opens_with_a_pronoun(unit: &Unit<'_>) -> bool {
+    use crate::score::cues::{opening_cue, Cue};
+    unit.first()
+        .and_then(|s| opening_cue(s))
+        .is_some_and(|(cue, _)| cue == Cue::Personal)
+}
+
 /// Whether `order` is refused outright: it leaves a link without what it leans on
 /// ([`dangles`]), or it moves the first unit of a container whose place keeps it first
 /// ([`first_unit_stands`], given as `stands`), or a first unit that sets a condition
-/// ([`opens_with_a_condition`]) or carries on a sentence from before ([`continues`]).
-pub fn refused(units: &[Unit<'_>], order: &[usize], stands: bool) -> bool {
+/// ([`opens_with_a_condition`]), carries on a sentence from before ([`continues`]) or, right
+/// under a heading ([`under_a_heading`]), opens with a pronoun that stands for it.
+pub fn refused(units: &[Unit<'_>], order: &[usize], stands: bool, under_heading: bool) -> bool {
     let first_stands = stands
-        || units
-            .first()
-            .is_some_and(|u| opens_with_a_condition(u) || continues(u));
+        || units.first().is_some_and(|u| {
+            opens_with_a_condition(u) || continues(u) || (under_heading && opens_with_a_pronoun(u))
+        });
     dangles(units, order) || (first_stands && changes_first(order))
 }
 
@@ -770,12 +797,13 @@ pub fn propose(
     let table = scorer.prepare(&units, level);
     let d = decide(table.as_ref());
     let stands = first_unit_stands(doc, container);
+    let under_heading = under_a_heading(doc, container);
     let mut model = Margins::shipped().overrule(scorer.name(), level);
     let mut evidence = Evidence::of(table.as_ref(), &units, d.before, d.after);
     let mut proposal = Proposal {
         container,
         spans,
-        dangling: refused(&units, &d.order, stands),
+        dangling: refused(&units, &d.order, stands, under_heading),
         order: d.order.clone(),
         change: d.change,
         before: d.before,
@@ -797,7 +825,7 @@ pub fn propose(
             Some(c) => {
                 evidence = evidence.map(|e| e.with_flow(c.before, c.gain()));
                 let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
-                proposal.dangling = refused(&units, &c.order, stands);
+                proposal.dangling = refused(&units, &c.order, stands, under_heading);
                 proposal.change = single_move(&c.order).unwrap_or(Change::Reorder);
                 proposal.before = sigmoid(c.before);
                 proposal.after = sigmoid(c.after);
@@ -875,9 +903,9 @@ mod tests {
         assert!(!answers_a_question(&doc, plain));
         let units = unit_texts(&doc, answer).unwrap();
         // The answer's first sentence stays first; the rest may move.
-        assert!(refused(&units, &[1, 0, 2], true));
-        assert!(!refused(&units, &[0, 2, 1], true));
-        assert!(!refused(&units, &[1, 0, 2], false));
+        assert!(refused(&units, &[1, 0, 2], true, false));
+        assert!(!refused(&units, &[0, 2, 1], true, false));
+        assert!(!refused(&units, &[1, 0, 2], false, false));
     }
 
     #[test]
@@ -930,6 +958,35 @@ mod tests {
     }
 
     #[test]
+    fn a_pronoun_under_a_heading_stands_for_it() {
+        // PARI's users' guide: "They" is the transcendental functions of the heading.
+        let src = "\\subsec{Transcendental functions} They usually operate on any complex \
+                   argument. Recall that by extension, PARI accepts exact arguments. The list is \
+                   ever-expanding.\n\nIt goes on. Then it stops. Then it starts again.\n";
+        let doc = parse(src, Format::Latex);
+        let first = Container::Paragraph {
+            section: 0,
+            paragraph: 0,
+        };
+        let second = Container::Paragraph {
+            section: 0,
+            paragraph: 1,
+        };
+        assert!(under_a_heading(&doc, first) && !under_a_heading(&doc, second));
+        assert!(under_a_heading(&doc, Container::Section(0)));
+        let units: Vec<Unit<'_>> = vec![
+            vec!["They usually operate on any complex argument."],
+            vec!["Recall that by extension, PARI accepts exact arguments."],
+            vec!["The list is ever-expanding."],
+        ];
+        assert!(refused(&units, &[2, 0, 1], false, true));
+        assert!(!refused(&units, &[2, 0, 1], false, false));
+        let mut plain = units.clone();
+        plain[0] = vec!["Most functions operate on any complex argument."];
+        assert!(!refused(&plain, &[2, 0, 1], false, true));
+    }
+
+    #[test]
     fn a_first_sentence_that_sets_a_condition_stands() {
         // Midnight Commander's FAQ, an answer on line drawing characters.
         let units: Vec<Unit<'_>> = vec![
@@ -938,10 +995,10 @@ mod tests {
             vec!["The acsc variable should be modified to reflect which characters are used to do the line drawing."],
         ];
         assert!(opens_with_a_condition(&units[0]));
-        assert!(refused(&units, &[2, 0, 1], false));
+        assert!(refused(&units, &[2, 0, 1], false, false));
         let mut plain = units.clone();
         plain[0] = vec!["A new terminfo entry should be written for this specific case."];
-        assert!(!refused(&plain, &[2, 0, 1], false));
+        assert!(!refused(&plain, &[2, 0, 1], false, false));
         assert!(!opens_with_a_condition(&vec!["If in doubt ask."]));
         // PARI's users' guide: the rest of a sentence that a table of types cut off.
         let cut: Vec<Unit<'_>> = vec![
@@ -950,8 +1007,8 @@ mod tests {
             vec!["Type POLMOD is used to define algebraic extensions of a base ring."],
         ];
         assert!(continues(&cut[0]) && !continues(&cut[1]));
-        assert!(refused(&cut, &[1, 2, 0], false));
-        assert!(refused(&[cut[1].clone(), cut[0].clone()], &[1, 0], false));
+        assert!(refused(&cut, &[1, 2, 0], false, false));
+        assert!(refused(&[cut[1].clone(), cut[0].clone()], &[1, 0], false, false));
         assert!(!opens_with_a_condition(&vec!["Iffy code, then."]));
     }
 

@@ -314,6 +314,13 @@ const SENTENCE_ADVERBS: &[&str] = &[
     "interestingly",
     "ironically",
     "luckily",
+    "naturally",
+    "inevitably",
+    "curiously",
+    "oddly",
+    "strangely",
+    "thankfully",
+    "happily",
     "predictably",
     "regrettably",
     "relatedly",
@@ -334,6 +341,22 @@ fn sentence_adverb(sentence: &str) -> Option<&str> {
     let (word, rest) = t.split_at(end);
     (rest.starts_with(',') && SENTENCE_ADVERBS.contains(&word.to_lowercase().as_str()))
         .then_some(word)
+}
+
+/// Interjections that, set off at a sentence's start, react to what was just said ("Ah!, but be
+/// aware that …", "Well, that depends.", "Alas, …"). Not "Yes" and "No": they answer a question,
+/// and where none stands before them they are out of place (an FAQ's answer moved elsewhere).
+const INTERJECTIONS: &[&str] = &["ah", "oh", "well", "alas", "anyway"];
+
+/// The interjection with which `sentence` opens, set off by a comma, an exclamation mark or a
+/// dash, as written.
+fn interjection(sentence: &str) -> Option<&str> {
+    let t = sentence.trim_start();
+    let end = t.find(|c: char| !c.is_alphabetic())?;
+    let (word, rest) = t.split_at(end);
+    (rest.starts_with([',', '!', '—', '–'])
+        && INTERJECTIONS.contains(&word.to_lowercase().as_str()))
+    .then_some(word)
 }
 
 /// "This" and "that" standing for something said before when punctuation follows them at once
@@ -509,12 +532,20 @@ const SHELL_NOUNS: &[&str] = &[
 const SHELL_COMPLEMENTS: &[&str] = &["of", "between", "with", "for", "to", "in", "on", "from"];
 
 /// The length in words of a definite shell-noun subject that takes up what was just said ("The
-/// practice", "The explicit exceptions", "The main problem"): "the", at most one modifier, and a
+/// practice", "The explicit exceptions", "Often the difference"): "the" (after at most one adverb
+/// of frequency), at most one modifier other than "following", and a
 /// [`SHELL_NOUNS`] word, singular or plural, not followed by a complement that names what it is
 /// about instead ("The problem of deadlocks is …"; "The rest of …" always takes up what was
 /// said).
 fn shell_noun(lower: &[String]) -> Option<usize> {
-    if lower.first()? != "the" {
+    // A fronted adverb of frequency first ("Often the difference is not too big").
+    let skip = usize::from(
+        lower
+            .first()
+            .is_some_and(|w| FREQUENCY_ADVERBS.contains(&w.as_str())),
+    );
+    let lower = &lower[skip..];
+    if lower.first()? != "the" || lower.get(1).is_some_and(|w| w == "following") {
         return None;
     }
     let is_shell = |w: &str| {
@@ -532,8 +563,11 @@ fn shell_noun(lower: &[String]) -> Option<usize> {
     let complemented = lower
         .get(n)
         .is_some_and(|w| SHELL_COMPLEMENTS.contains(&w.as_str()));
-    (partitive || !complemented).then_some(n)
+    (partitive || !complemented).then_some(skip + n)
 }
+
+/// Adverbs of frequency that may stand before a [`shell_noun`] subject.
+const FREQUENCY_ADVERBS: &[&str] = &["often", "sometimes", "usually", "typically", "generally"];
 
 /// Whether the word at `i` points back wherever it stands among a sentence's first words: the
 /// pronoun "that" in "that's" (which cannot be the conjunction "that"). ("Do so" points back
@@ -637,6 +671,7 @@ fn read_explicit_link(sentence: &str) -> Option<(Cue, String)> {
         .or_else(|| inner_example(&lower).map(|n| (Cue::Example, words[n..n + 2].join(" "))))
         .or_else(|| points_to_more(sentence).map(|p| (Cue::Pointer, p.to_string())))
         .or_else(|| points_to_address(sentence).map(|w| (Cue::Pointer, w)))
+        .or_else(|| interjection(sentence).map(|w| (Cue::Addition, w.to_string())))
 }
 
 /// Forms of "do" that, before "so", stand for an action named before ("Anyone who tries to sell
@@ -879,6 +914,21 @@ mod tests {
             link("The rest of the code is unchanged."),
             Some("The rest".to_string())
         );
+        assert_eq!(
+            link("Often the difference is not too big (maybe 1-2 %)."),
+            Some("Often the difference".to_string())
+        );
+        assert_eq!(link("The following questions are common."), None);
+        // xz's history, a TUGboat paper.
+        assert_eq!(
+            link("Naturally, the compression ratio varied across packages."),
+            Some("Naturally".to_string())
+        );
+        assert_eq!(
+            link("Ah!, but be aware that Computer Modern is a neoclassical font."),
+            Some("Ah".to_string())
+        );
+        assert_eq!(link("Ahead of time compilation is fast."), None);
         // A shell noun with its own complement names what it is about.
         assert_eq!(link("The problem of deadlocks is old."), None);
         assert_eq!(
