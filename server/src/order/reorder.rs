@@ -1008,7 +1008,12 @@ mod tests {
         ];
         assert!(continues(&cut[0]) && !continues(&cut[1]));
         assert!(refused(&cut, &[1, 2, 0], false, false));
-        assert!(refused(&[cut[1].clone(), cut[0].clone()], &[1, 0], false, false));
+        assert!(refused(
+            &[cut[1].clone(), cut[0].clone()],
+            &[1, 0],
+            false,
+            false
+        ));
         assert!(!opens_with_a_condition(&vec!["Iffy code, then."]));
     }
 
