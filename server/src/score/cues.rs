@@ -336,11 +336,16 @@ const SENTENCE_ADVERBS: &[&str] = &[
 /// both methods", "Independently, a first proposal …"): the writer's comment on how the sentence
 /// stands to what was just said, as a connective is.
 fn sentence_adverb(sentence: &str) -> Option<&str> {
+    set_off_opening(sentence, SENTENCE_ADVERBS, &[','])
+}
+
+/// The word of `words` with which `sentence` opens, as written, when one of `marks` sets it off
+/// right after it ("Fortunately, …", "Ah!, but …").
+fn set_off_opening<'s>(sentence: &'s str, words: &[&str], marks: &[char]) -> Option<&'s str> {
     let t = sentence.trim_start();
     let end = t.find(|c: char| !c.is_alphabetic())?;
     let (word, rest) = t.split_at(end);
-    (rest.starts_with(',') && SENTENCE_ADVERBS.contains(&word.to_lowercase().as_str()))
-        .then_some(word)
+    (rest.starts_with(marks) && words.contains(&word.to_lowercase().as_str())).then_some(word)
 }
 
 /// Interjections that, set off at a sentence's start, react to what was just said ("Ah!, but be
@@ -351,12 +356,7 @@ const INTERJECTIONS: &[&str] = &["ah", "oh", "well", "alas", "anyway"];
 /// The interjection with which `sentence` opens, set off by a comma, an exclamation mark or a
 /// dash, as written.
 fn interjection(sentence: &str) -> Option<&str> {
-    let t = sentence.trim_start();
-    let end = t.find(|c: char| !c.is_alphabetic())?;
-    let (word, rest) = t.split_at(end);
-    (rest.starts_with([',', '!', '—', '–'])
-        && INTERJECTIONS.contains(&word.to_lowercase().as_str()))
-    .then_some(word)
+    set_off_opening(sentence, INTERJECTIONS, &[',', '!', '—', '–'])
 }
 
 /// "This" and "that" standing for something said before when punctuation follows them at once
