@@ -6,7 +6,8 @@
 #     sentences and batch sizes (`cargo bench --bench encoder` with SEGUE_DEVICE=cuda), then the
 #     same on the CPU provider;
 #   - `segue check --tier 1` of 10,000 and 30,000 words, whole process, CUDA against the CPU;
-#   - the findings of a folder (the real-prose dev part) on CUDA and on the CPU, compared;
+#   - the findings of folders (the real-prose dev and test parts) on CUDA and on the CPU, compared;
+#   - `segue eval --task prose` and `--task reorder` on both devices, compared;
 #   - keystroke → model-stage diagnostics over stdio, and the server's RSS with the models.
 #
 # Usage: tests/bench/cuda.sh [--out FILE]
@@ -18,8 +19,10 @@
 #   SEGUE_ENCODER_BENCH    a built encoder bench (default: `cargo bench --bench encoder`)
 #   SEGUE_BENCH_DOCS       the documents' folder (default target/bench)
 #   SEGUE_BENCH_DATA       sentences for the encoder (default ../shared/data/dev.jsonl)
-#   SEGUE_BENCH_CORPUS     a folder checked on both devices to compare the findings (default
-#                          target/prose/dev; skipped when absent)
+#   SEGUE_BENCH_CORPUS     folders checked on both devices to compare the findings (default
+#                          "target/prose/dev target/prose/test"; absent ones are skipped)
+#   SEGUE_BENCH_EVAL       folders evaluated on both devices (`eval --task prose` and `--task
+#                          reorder`; default target/prose/dev; absent ones are skipped)
 #   SEGUE_BENCH_NOTE       a paragraph printed under the header (how the machine was set up,
 #                          where that differs from `models/install --gpu`)
 set -euo pipefail
@@ -62,7 +65,7 @@ encoder() { # $1 device, $2 sentences
     "${envs[@]}" SEGUE_BENCH_N="$2" SEGUE_BENCH_REPS=3 "$SEGUE_ENCODER_BENCH" --bench 2>/dev/null
   else
     "${envs[@]}" SEGUE_BENCH_N="$2" SEGUE_BENCH_REPS=3 cargo bench --locked -p segue --bench encoder 2>/dev/null
-  fi | grep -E '^\||^encoder:|^load average' || true
+  fi | grep -E '^\||^encoder:|^load average' || echo "(not measured in this run: the encoder bench needs \`cargo bench\` or SEGUE_ENCODER_BENCH, and Python onnxruntime-gpu)"
 }
 
 {
@@ -92,8 +95,8 @@ encoder() { # $1 device, $2 sentences
   echo
   echo "\`segue check --tier 1 --format json\`, median of 3 runs after a warm-up, alternating; peak RSS is the largest of the runs; CPU per 1,000 sentences is the whole process's (model load and tier 0 included). Ratio: wall time to the CUDA row."
   echo
-  echo "| command | wall ms | CPU ms | peak RSS MB | ratio | exit codes | CPU s per 1,000 sentences |"
-  echo "|---|---:|---:|---:|---:|---|---:|"
+  echo "| command | wall ms | CPU ms | peak RSS MB | ratio | exit codes | CPU s per 1,000 sentences | sentences/s end to end |"
+  echo "|---|---:|---:|---:|---:|---|---:|---:|"
   for doc in markdown-10k.md:502 markdown-30k.md:1486; do
     f="${doc%%:*}" n="${doc##*:}"
     rows=("check --tier 1 $f, CUDA=env SEGUE_DEVICE=cuda $bin check --tier 1 --format json $docs/$f"
@@ -103,18 +106,49 @@ encoder() { # $1 device, $2 sentences
     fi
     "$python" tests/bench/proc.py -n 3 --sentences "$n" "${rows[@]}" || echo "| $f | failed |"
   done
-  corpus="${SEGUE_BENCH_CORPUS:-$root/target/prose/dev}"
-  if [ -d "$corpus" ]; then
+  corpora="${SEGUE_BENCH_CORPUS:-$root/target/prose/dev $root/target/prose/test}"
+  for corpus in $corpora; do
+    [ -d "$corpus" ] || continue
     echo
-    echo "## The same findings on CUDA and on the CPU"
+    echo "## The same findings on CUDA and on the CPU: $(basename "$corpus")"
     echo
-    echo "\`segue check --tier 1 --format json\` of the real-prose corpus's dev part ($(find "$corpus" -type f | wc -l) files, \`tests/prose/fetch\`), once with CUDA and once on the CPU with the float32 weights (\`tests/bench/devices.py\`):"
+    echo "\`segue check --tier 1 --format json\` of \`$(realpath --relative-to="$root" "$corpus")\` ($(find "$corpus" -type f | wc -l) files), once with CUDA and once on the CPU with the float32 weights (\`tests/bench/devices.py\`):"
     echo
     "$python" tests/bench/devices.py "$corpus" \
       "CUDA=env SEGUE_DEVICE=cuda $bin check --tier 1 --format json" \
       "CPU, float32 weights=${cpu_env[*]} SEGUE_PRECISION=fp32 $bin check --tier 1 --format json" \
       || echo "(failed)"
-  fi
+  done
+  # The evaluations read every unit of a corpus through the encoder, the reader and the flow judge:
+  # the same tables on both devices, or the rows where they differ.
+  evals="${SEGUE_BENCH_EVAL:-$root/target/prose/dev}"
+  for corpus in $evals; do
+    [ -d "$corpus" ] || continue
+    name="$(realpath --relative-to="$root" "$corpus")"
+    echo
+    echo "## The evaluations on CUDA and on the CPU: $(basename "$corpus")"
+    echo
+    echo "\`segue eval --task prose --tier 1 --copies 8\` and \`segue eval --task reorder --tier 1 --scorer tier1 --copies 3\` of \`$name\`, with CUDA and on the CPU with the float32 weights:"
+    echo
+    for task in "prose --tier 1 --copies 8" "reorder --tier 1 --scorer tier1 --copies 3"; do
+      t0=$EPOCHREALTIME
+      env SEGUE_DEVICE=cuda "$bin" eval --task $task --data "$corpus" > "$out.cuda" 2>/dev/null || true
+      t1=$EPOCHREALTIME
+      "${cpu_env[@]}" SEGUE_PRECISION=fp32 "$bin" eval --task $task --data "$corpus" > "$out.cpu" 2>/dev/null || true
+      t2=$EPOCHREALTIME
+      printf -- '- `--task %s`: %.1f s with CUDA, %.1f s on the CPU; ' "${task%% *}" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" "$(awk -v a="$t1" -v b="$t2" 'BEGIN {print b - a}')"
+      if [ ! -s "$out.cuda" ] || [ ! -s "$out.cpu" ]; then
+        echo "(failed)"
+      elif cmp -s "$out.cuda" "$out.cpu"; then
+        echo "the same table ($(wc -l < "$out.cuda") lines)."
+      else
+        echo "the rows that differ (CUDA first, then the CPU):"
+        echo
+        diff "$out.cuda" "$out.cpu" | grep -E '^[<>]' | sed 's/^/    /'
+      fi
+    done
+    rm -f "$out.cuda" "$out.cpu"
+  done
   echo
   echo "## Language server"
   echo
