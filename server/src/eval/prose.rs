@@ -526,8 +526,10 @@ fn plant(
             if pool.is_empty() || pairs.is_empty() {
                 return None;
             }
-            let (a, _) = pairs[rng.gen_range(0..pairs.len())];
-            let text = pool[rng.gen_range(0..pool.len())];
+            let (a, _) = *stable_choice(&pairs, rng.gen(), |&(a, b)| {
+                [refs[a].0.span, refs[b].0.span].map(|s| s.slice(&doc.source))
+            })?;
+            let text = *stable_choice(&pool, rng.gen(), |t| [*t, ""])?;
             (refs[a].0.span.end, format!(" {text}"), 1)
         }
         Level::Paragraph => {
@@ -537,8 +539,10 @@ fn plant(
             if pool.is_empty() || pairs.is_empty() {
                 return None;
             }
-            let (a, _) = pairs[rng.gen_range(0..pairs.len())];
-            let text = &pool[rng.gen_range(0..pool.len())];
+            let (a, _) = *stable_choice(&pairs, rng.gen(), |&(a, b)| {
+                [refs[a].0.span, refs[b].0.span].map(|s| s.slice(&doc.source))
+            })?;
+            let text = stable_choice(&pool, rng.gen(), |t| [t.as_str(), ""])?;
             (refs[a].0.span.end, format!("\n\n{text}"), 2)
         }
     };
@@ -547,6 +551,37 @@ fn plant(
     out.push_str(&insert);
     out.push_str(doc.source.get(at..)?);
     Some((out, Span::new(at + offset, at + insert.len())))
+}
+
+/// The item of `items` whose text (two parts, from `text`) ranks first for `draw`: each item's
+/// rank is a hash of the draw and its text alone, so an item keeps its rank whatever else is in
+/// the list. A rule that removes other judged transitions from a document, or other sentences
+/// from a donor, then leaves a copy's planted place and unit as they were, and measurements
+/// before and after the rule compare the same planted copies wherever they still can.
+fn stable_choice<'a, T>(
+    items: &'a [T],
+    draw: u64,
+    text: impl Fn(&'a T) -> [&'a str; 2],
+) -> Option<&'a T> {
+    items.iter().min_by_key(|item| {
+        let [a, b] = text(item);
+        rank(draw, a, b)
+    })
+}
+
+/// A stable 64-bit hash of `draw` and two texts (FNV-1a over the bytes, then a SplitMix64
+/// finaliser): the same on every platform and Rust version.
+fn rank(draw: u64, a: &str, b: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ draw;
+    for byte in a.bytes().chain([0xff]).chain(b.bytes()) {
+        h ^= u64::from(byte);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
 }
 
 /// Sums per-document results into rows: all documents, each genre, each format.
@@ -683,6 +718,29 @@ mod tests {
             3,
             "the planted paragraph is a paragraph of its own"
         );
+    }
+
+    #[test]
+    fn a_planted_place_survives_the_removal_of_other_places() {
+        let items = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"];
+        for draw in 0..50u64 {
+            let chosen = *stable_choice(&items, draw, |t| [*t, ""]).expect("a choice");
+            let fewer: Vec<&str> = items
+                .iter()
+                .copied()
+                .filter(|t| *t == chosen || t.len() % 2 == draw as usize % 2)
+                .collect();
+            assert_eq!(
+                stable_choice(&fewer, draw, |t| [*t, ""]).copied(),
+                Some(chosen),
+                "draw {draw}"
+            );
+        }
+        let spread: std::collections::BTreeSet<&str> = (0..50u64)
+            .filter_map(|d| stable_choice(&items, d, |t| [*t, ""]).copied())
+            .collect();
+        assert_eq!(spread.len(), items.len(), "every item is drawn for some draw");
+        assert_eq!(stable_choice(&[] as &[&str], 1, |t| [*t, ""]), None);
     }
 
     #[test]
