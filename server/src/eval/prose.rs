@@ -739,7 +739,11 @@ mod tests {
         let spread: std::collections::BTreeSet<&str> = (0..50u64)
             .filter_map(|d| stable_choice(&items, d, |t| [*t, ""]).copied())
             .collect();
-        assert_eq!(spread.len(), items.len(), "every item is drawn for some draw");
+        assert_eq!(
+            spread.len(),
+            items.len(),
+            "every item is drawn for some draw"
+        );
         assert_eq!(stable_choice(&[] as &[&str], 1, |t| [*t, ""]), None);
     }
 

@@ -760,23 +760,45 @@ pub fn under_a_heading(doc: &Document, container: Container) -> bool {
 }
 
 /// Whether a unit opens with a third-person pronoun ("They", "It", "Its"), which right under a
-/// heading stands for what the heading names.
+/// heading stands for what the heading names, or with a demonstrative ("This", "These", "The
+/// above example"), which there points back across the heading. Either keeps its place: moved
+/// down the section, it would point at whatever came to stand before it.
 fn opens_with_a_pronoun(unit: &Unit<'_>) -> bool {
     use crate::score::cues::{opening_cue, Cue};
+    use unicode_segmentation::UnicodeSegmentation;
+    unit.first().is_some_and(|s| {
+        let back = |w: &str| {
+            matches!(
+                w.to_lowercase().as_str(),
+                "above" | "preceding" | "previous" | "aforementioned"
+            )
+        };
+        opening_cue(s).is_some_and(|(cue, _)| matches!(cue, Cue::Personal | Cue::Demonstrative))
+            || s.unicode_words().take(4).any(back)
+    })
+}
+
+/// Whether a unit opens with a short label and a colon ("August: LDAP:// and FILE:// support
+/// added.", [`crate::score::parallel::labelled`]): the label dates or names the rest of its
+/// container, so it stays first.
+fn opens_with_a_label(unit: &Unit<'_>) -> bool {
     unit.first()
-        .and_then(|s| opening_cue(s))
-        .is_some_and(|(cue, _)| cue == Cue::Personal)
+        .is_some_and(|s| crate::score::parallel::labelled(s))
 }
 
 /// Whether `order` is refused outright: it leaves a link without what it leans on
 /// ([`dangles`]), or it moves the first unit of a container whose place keeps it first
 /// ([`first_unit_stands`], given as `stands`), or a first unit that sets a condition
-/// ([`opens_with_a_condition`]), carries on a sentence from before ([`continues`]) or, right
-/// under a heading ([`under_a_heading`]), opens with a pronoun that stands for it.
+/// ([`opens_with_a_condition`]), carries on a sentence from before ([`continues`]), opens with a
+/// label ([`opens_with_a_label`]) or, right under a heading ([`under_a_heading`]), opens with a
+/// pronoun or a demonstrative ([`opens_with_a_pronoun`]).
 pub fn refused(units: &[Unit<'_>], order: &[usize], stands: bool, under_heading: bool) -> bool {
     let first_stands = stands
         || units.first().is_some_and(|u| {
-            opens_with_a_condition(u) || continues(u) || (under_heading && opens_with_a_pronoun(u))
+            opens_with_a_condition(u)
+                || continues(u)
+                || opens_with_a_label(u)
+                || (under_heading && opens_with_a_pronoun(u))
         });
     dangles(units, order) || (first_stands && changes_first(order))
 }
@@ -905,7 +927,13 @@ mod tests {
         // The answer's first sentence stays first; the rest may move.
         assert!(refused(&units, &[1, 0, 2], true, false));
         assert!(!refused(&units, &[0, 2, 1], true, false));
-        assert!(!refused(&units, &[1, 0, 2], false, false));
+        // Its label "A:" keeps it first too.
+        assert!(refused(&units, &[1, 0, 2], false, false));
+        let unlabelled: Vec<Unit<'_>> = units
+            .iter()
+            .map(|u| u.iter().map(|s| s.trim_start_matches("A: ")).collect())
+            .collect();
+        assert!(!refused(&unlabelled, &[1, 0, 2], false, false));
     }
 
     #[test]
@@ -984,6 +1012,35 @@ mod tests {
         let mut plain = units.clone();
         plain[0] = vec!["Most functions operate on any complex argument."];
         assert!(!refused(&plain, &[2, 0, 1], false, true));
+    }
+
+    #[test]
+    fn a_demonstrative_under_a_heading_points_back_across_it() {
+        // SymPy's introduction: "The above example" is the one before the heading.
+        let units: Vec<Unit<'_>> = vec![
+            vec!["The above example starts to show how we can manipulate irrational numbers exactly using SymPy."],
+            vec!["But it is much more powerful than that."],
+            vec!["Symbolic computation systems such as SymPy are capable of computing symbolic expressions with variables."],
+        ];
+        assert!(refused(&units, &[2, 0, 1], false, true));
+        assert!(!refused(&units, &[2, 0, 1], false, false));
+        let mut this = units.clone();
+        this[0] = vec!["This example shows how we can manipulate irrational numbers."];
+        assert!(refused(&this, &[2, 0, 1], false, true));
+    }
+
+    #[test]
+    fn a_first_sentence_with_a_label_stands() {
+        // curl's history: the month dates the paragraph's other sentences.
+        let units: Vec<Unit<'_>> = vec![
+            vec!["August: LDAP:// and FILE:// support added."],
+            vec!["The curl website gets 1300 visits weekly."],
+            vec!["Moved site to curl.haxx.nu."],
+        ];
+        assert!(refused(&units, &[1, 2, 0], false, false));
+        let mut plain = units.clone();
+        plain[0] = vec!["LDAP:// and FILE:// support was added in August."];
+        assert!(!refused(&plain, &[1, 2, 0], false, false));
     }
 
     #[test]

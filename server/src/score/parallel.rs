@@ -14,9 +14,13 @@ use unicode_segmentation::UnicodeSegmentation;
 /// ("It is …", "The …"); three in a row is a pattern the writer chose.
 pub const MIN_RUN: usize = 3;
 
-/// The opening of a unit's first sentence as it counts for a run: its first two words,
-/// lowercased, with every number as `#`. `None` when it has fewer than two words.
+/// The opening of a unit's first sentence as it counts for a run: [`ENTRY`] for the entry of a
+/// directory ([`entry`]), else its first two words, lowercased, with every number as `#`.
+/// `None` when it has fewer than two words.
 pub fn opening(sentence: &str) -> Option<String> {
+    if entry(sentence) || labelled(sentence) {
+        return Some(ENTRY.to_string());
+    }
     let mut words = sentence.unicode_words().map(|w| {
         if w.chars().any(|c| c.is_ascii_digit())
             && w.chars().all(|c| c.is_ascii_digit() || c == '.')
@@ -28,6 +32,67 @@ pub fn opening(sentence: &str) -> Option<String> {
     });
     let (first, second) = (words.next()?, words.next()?);
     Some(format!("{first} {second}"))
+}
+
+/// The opening every directory entry shares ([`entry`]).
+pub const ENTRY: &str = "<name> -";
+
+/// The most words of the name that opens a directory entry.
+const MAX_NAME_WORDS: usize = 6;
+
+/// Whether `sentence` opens an entry of a directory set as paragraphs: a short name, a spaced
+/// dash, then what the name is ("Urbanility - French website for local neighbourhood assets",
+/// "SABnzbd – Open Source Binary Newsreader written in Python"), as a project's "who uses it"
+/// page or a README's list of related tools gives them. Entries of a run follow one another
+/// because they are alike, whatever their names.
+pub fn entry(sentence: &str) -> bool {
+    let Some((at, dash)) = [" - ", " – ", " — "]
+        .into_iter()
+        .filter_map(|d| sentence.find(d).map(|at| (at, d)))
+        .min()
+    else {
+        return false;
+    };
+    let name = &sentence[..at];
+    let words = name.unicode_words().count();
+    let what = sentence[at + dash.len()..].trim();
+    // "Python - like most languages - has …": a dash that a second one closes a few words on
+    // sets off an aside.
+    let aside = what
+        .find(dash.trim())
+        .is_some_and(|close| what[..close].unicode_words().count() <= MAX_NAME_WORDS);
+    (1..=MAX_NAME_WORDS).contains(&words)
+        && !aside
+        && !name.contains(". ")
+        && !name.contains([',', ';', ':', '!', '?', '(', '"', '“'])
+        && name.chars().next().is_some_and(|c| !c.is_lowercase())
+        && what
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || matches!(c, '"' | '“'))
+}
+
+/// The most words of a label before its colon ([`labelled`]).
+const MAX_LABEL_WORDS: usize = 3;
+
+/// Whether `sentence` opens with a short label and a colon, then says what it labels: a
+/// timeline's "August: LDAP:// and FILE:// support added.", "December 28: added the project on
+/// Sourceforge …", a step's "Step 2: run the tests.". The label dates or names what follows;
+/// entries so labelled follow one another because they are alike, like [`entry`]'s.
+pub fn labelled(sentence: &str) -> bool {
+    let Some((label, what)) = sentence.split_once(": ") else {
+        return false;
+    };
+    let words = label.unicode_words().count();
+    (1..=MAX_LABEL_WORDS).contains(&words)
+        && label
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        && label
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '.' | '/' | '\''))
+        && what.chars().next().is_some_and(char::is_alphanumeric)
 }
 
 /// `pairs` (adjacent units, as indices) without the pairs inside runs of at least [`MIN_RUN`]
@@ -103,6 +168,49 @@ mod tests {
             Some("debian #")
         );
         assert_eq!(opening("Done."), None);
+    }
+
+    #[test]
+    fn directory_entries_open_alike() {
+        // CherryPy's "Why CherryPy?" page lists the sites that run it, one paragraph each.
+        for entry_text in [
+            "Urbanility - French website for local neighbourhood assets in Rennes, France.",
+            "Almad's Homepage - Simple homepage with blog.",
+            "Fight.Watch - Twitch.tv web portal for fighting games.",
+            "SABnzbd – Open Source Binary Newsreader written in Python.",
+        ] {
+            assert_eq!(opening(entry_text).as_deref(), Some(ENTRY), "{entry_text}");
+        }
+        for prose in [
+            "Python - like most languages - has a garbage collector.",
+            "the cache - when it is warm - answers at once.",
+            "It works well, though - most of the time.",
+            "Rennes is in France.",
+            "Version 3 - 2 = 1 is the joke.",
+        ] {
+            assert_ne!(opening(prose).as_deref(), Some(ENTRY), "{prose}");
+        }
+    }
+
+    #[test]
+    fn labelled_entries_open_alike() {
+        // curl's history, one dated entry per paragraph.
+        for entry_text in [
+            "August: LDAP:// and FILE:// support added.",
+            "December 28: added the project on Sourceforge and started using its services.",
+            "Step 2: run the tests.",
+        ] {
+            assert!(labelled(entry_text), "{entry_text}");
+            assert_eq!(opening(entry_text).as_deref(), Some(ENTRY), "{entry_text}");
+        }
+        for prose in [
+            "The reason is simple: nobody asked.",
+            "Note that the rule has one exception: a list.",
+            "He said it plainly: \"no\".",
+            "OpenSSL took over and SSLeay was abandoned.",
+        ] {
+            assert!(!labelled(prose), "{prose}");
+        }
     }
 
     #[test]
