@@ -321,7 +321,9 @@ fn points_ahead(sentence: &str) -> bool {
 /// that open alike ([`super::parallel`]: the items of an implicit list) or of short paragraphs
 /// most of which give a rule ([`super::rule_runs`]: a style guide's one-line rules), or the later
 /// one opens with an instruction after the earlier one gave one ([`super::instruction`]: the next
-/// item of a series of instructions), or the section is back matter ([`super::back_matter`]).
+/// item of a series of instructions), or the section is back matter ([`super::back_matter`]), or
+/// the later one opens by thanking someone (acknowledgements in the running text,
+/// [`super::back_matter::thanks`]).
 pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, usize)> {
     let back = back_matter_sections(doc);
     let para = |r: &UnitRef| {
@@ -346,6 +348,10 @@ pub fn paragraph_pairs(doc: &Document, refs: &[(UnitRef, bool)]) -> Vec<(usize, 
             && complete(from)
             && complete(to)
             && !next_instruction(from, to)
+            && !to
+                .sentences
+                .first()
+                .is_some_and(|s| super::back_matter::thanks(&s.text))
     });
     let pairs = super::parallel::without_runs(pairs, |i| {
         let first = para(&refs.get(i)?.0)?.sentences.first()?;

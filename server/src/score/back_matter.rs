@@ -74,6 +74,57 @@ pub fn is_back_matter(heading: &Heading) -> bool {
             || words.iter().any(|w| w.starts_with("vulnerabilit")))
 }
 
+/// Openings of a sentence that thanks someone: acknowledgements set as a paragraph of the running
+/// text, at a paper's or a manual's end, without a heading of their own ("I would like to thank
+/// all the geniuses who wrote the packages …").
+const THANKS: &[&str] = &[
+    "i would like to thank",
+    "we would like to thank",
+    "i'd like to thank",
+    "we'd like to thank",
+    "i wish to thank",
+    "we wish to thank",
+    "i want to thank",
+    "we want to thank",
+    "i thank",
+    "we thank",
+    "i am grateful",
+    "we are grateful",
+    "i am indebted",
+    "we are indebted",
+    "we gratefully acknowledge",
+    "i gratefully acknowledge",
+    "the authors thank",
+    "the author thanks",
+    "the authors would like to thank",
+    "the author would like to thank",
+    "many thanks to",
+    "special thanks to",
+    "thanks also to",
+];
+
+/// Whether `sentence` thanks someone ([`THANKS`], or "Thanks to … for …" without the comma of
+/// "Thanks to its cache, lookups are fast", where "thanks to" means "because of"): a paragraph
+/// that opens so is back matter set in the running text, on a subject of its own by design.
+pub fn thanks(sentence: &str) -> bool {
+    let lower = sentence.trim_start().to_lowercase().replace('’', "'");
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let opens = |phrase: &str| {
+        let p: Vec<&str> = phrase.split(' ').collect();
+        words.len() > p.len()
+            && p.iter()
+                .zip(&words)
+                .all(|(a, b)| b.trim_end_matches(',') == *a)
+    };
+    THANKS.iter().any(|p| opens(p))
+        || (opens("thanks to")
+            && lower.contains(" for ")
+            && !lower.split(" for ").next().is_some_and(|h| h.contains(',')))
+}
+
 /// For each section of `doc`, whether it is back matter: its heading names back matter, or it
 /// sits under one that does ("Sponsors" › "Gold").
 pub fn back_matter_sections(doc: &Document) -> Vec<bool> {
@@ -100,6 +151,19 @@ pub fn back_matter_sections(doc: &Document) -> Vec<bool> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_paragraph_of_thanks_is_back_matter() {
+        // LaTeX for musicians, in its last section: "The End".
+        assert!(super::thanks(
+            "I would like to thank all the geniuses who wrote the packages and programs described here."
+        ));
+        assert!(super::thanks("Thanks to Alice Smith for the logo."));
+        assert!(super::thanks("We are grateful to the reviewers."));
+        assert!(!super::thanks("Thanks to its cache, lookups are fast."));
+        assert!(!super::thanks("Thanks."));
+        assert!(!super::thanks("I thought about it for a while."));
+    }
+
     use super::*;
     use crate::text::Span;
 

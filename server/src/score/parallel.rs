@@ -5,8 +5,10 @@
 //! or a history's dated entries ("Debian 6.0 Squeeze (February 2011): …", "Debian 7.0 Wheezy (May
 //! 2013): …") follow one another because they are alike, not because each takes up the last one's
 //! words. Where at least [`MIN_RUN`] adjacent units open with the same two words (numbers count
-//! as one word, whatever their digits), the transitions inside that run are not judged, as those
-//! between the items of a marked-up list are not. A unit planted among them breaks the run.
+//! as one word, whatever their digits), or are all entries of a directory or a timeline
+//! ("Urbanility - French website …", "August: LDAP:// and FILE:// support added."), the
+//! transitions inside that run are not judged, as those between the items of a marked-up list
+//! are not. A unit planted among them breaks the run.
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -15,8 +17,8 @@ use unicode_segmentation::UnicodeSegmentation;
 pub const MIN_RUN: usize = 3;
 
 /// The opening of a unit's first sentence as it counts for a run: [`ENTRY`] for the entry of a
-/// directory ([`entry`]), else its first two words, lowercased, with every number as `#`.
-/// `None` when it has fewer than two words.
+/// directory ([`entry`]) or a timeline ([`labelled`]), else its first two words, lowercased,
+/// with every number as `#`. `None` when it has fewer than two words.
 pub fn opening(sentence: &str) -> Option<String> {
     if entry(sentence) || labelled(sentence) {
         return Some(ENTRY.to_string());
@@ -34,7 +36,7 @@ pub fn opening(sentence: &str) -> Option<String> {
     Some(format!("{first} {second}"))
 }
 
-/// The opening every directory entry shares ([`entry`]).
+/// The opening every entry of a directory or a timeline shares ([`entry`], [`labelled`]).
 pub const ENTRY: &str = "<name> -";
 
 /// The most words of the name that opens a directory entry.
@@ -59,7 +61,7 @@ pub fn entry(sentence: &str) -> bool {
     // "Python - like most languages - has …": a dash that a second one closes a few words on
     // sets off an aside.
     let aside = what
-        .find(dash.trim())
+        .find(dash)
         .is_some_and(|close| what[..close].unicode_words().count() <= MAX_NAME_WORDS);
     (1..=MAX_NAME_WORDS).contains(&words)
         && !aside
@@ -178,6 +180,7 @@ mod tests {
             "Almad's Homepage - Simple homepage with blog.",
             "Fight.Watch - Twitch.tv web portal for fighting games.",
             "SABnzbd – Open Source Binary Newsreader written in Python.",
+            "Headphones  - Third-party add-on for SABnzbd.",
         ] {
             assert_eq!(opening(entry_text).as_deref(), Some(ENTRY), "{entry_text}");
         }
