@@ -654,16 +654,28 @@ pub fn continues(unit: &Unit<'_>) -> bool {
 }
 
 /// Whether `order` (of a container's `units`) leaves a link without what it leans on: a unit
-/// that opens on a link keeps the unit its author put before it. The author's first unit may
-/// move: a link with nothing before it is what a misplaced unit looks like. (Keeping a
-/// paragraph's linked first sentence in place too was measured and not adopted: the research
-/// log, 2026-11-27.)
+/// that opens on a link, or that follows a question it answers ([`follows_a_question`]), keeps
+/// the unit its author put before it. The author's first unit may move: a link with nothing
+/// before it is what a misplaced unit looks like. (Keeping a paragraph's linked first sentence
+/// in place too was measured and not adopted: the research log, 2026-11-27.)
 pub fn dangles(units: &[Unit<'_>], order: &[usize]) -> bool {
     order.iter().enumerate().any(|(at, &u)| {
         u != 0
-            && units.get(u).is_some_and(|unit| opens_on_a_link(unit))
+            && units
+                .get(u)
+                .is_some_and(|unit| opens_on_a_link(unit) || follows_a_question(units, u))
             && at.checked_sub(1).map(|p| order[p]) != Some(u - 1)
     })
+}
+
+/// Whether unit `u` of `units` comes right after one that ends by asking a question: an FAQ's
+/// "Why is MPPENCODER … the extension?" before its answer. The answer keeps its place after the
+/// question, whatever its own opening.
+fn follows_a_question(units: &[Unit<'_>], u: usize) -> bool {
+    u.checked_sub(1)
+        .and_then(|before| units.get(before))
+        .and_then(|unit| unit.last())
+        .is_some_and(|s| crate::score::cues::asks(s))
 }
 
 /// Whether the first unit of `container` answers a question that stands right before it: the
@@ -1027,6 +1039,21 @@ mod tests {
         let mut this = units.clone();
         this[0] = vec!["This example shows how we can manipulate irrational numbers."];
         assert!(refused(&this, &[2, 0, 1], false, true));
+    }
+
+    #[test]
+    fn an_answer_keeps_its_question_before_it() {
+        // abcde's FAQ: a question and its answer inside one paragraph.
+        let units: Vec<Unit<'_>> = vec![
+            vec!["The extension is not always right."],
+            vec!["Why is MPPENCODER used for the extension?"],
+            vec!["Because the encoder decides the container format."],
+        ];
+        assert!(refused(&units, &[0, 2, 1], false, false));
+        assert!(!refused(&units, &[1, 2, 0], false, false));
+        let mut plain = units.clone();
+        plain[1] = vec!["MPPENCODER names the extension."];
+        assert!(!refused(&plain, &[0, 2, 1], false, false));
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //!   display and every other environment), everything before it is skipped; `\end{document}` and
 //!   `\endinput` end the prose. Without `\begin{document}` the whole source is read as a
 //!   fragment. Environments whose name says they show code (`codeexample`, `latexcode`,
-//!   `MyVerbatim`) are verbatim displays, as `verbatim` and `lstlisting` are.
+//!   `MyVerbatim`, tcolorbox's `tcblisting`) are verbatim displays, as `verbatim` and
+//!   `lstlisting` are.
 //! - **Paragraphs** end at blank lines, `\par`, `\newpage` and `\clearpage`, as in TeX. A line
 //!   holding only a comment is not blank: `%` swallows the rest of its line *and* the line end,
 //!   so `word%⏎next` reads `wordnext`.
@@ -664,7 +665,7 @@ fn classify_env(name: &str) -> EnvClass {
 /// case.
 fn shows_code(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    lower.contains("code") || lower.contains("verbatim")
+    lower.contains("code") || lower.contains("verbatim") || lower.contains("listing")
 }
 
 /// An environment [`classify_env`] does not know: a block of prose, after an optional argument
@@ -2565,6 +2566,13 @@ mod tests {
         let real = "\\documentclass{article}\n\\begin{document}\nText.\n\\end{document}\n";
         assert_eq!(body_range(real).0, real.find("\nText").unwrap());
         assert!(shows_code("codeexample") && shows_code("LaTeXCode") && shows_code("myverbatim"));
+        // tcolorbox's `tcblisting` (checkcites' manual shows a whole document in one).
+        assert!(shows_code("tcblisting"));
+        let boxed = "\\documentclass{article}\n\\begin{document}\nUse it so:\n\\begin{tcblisting}{}\n\\begin{document}\nHi.\n\\end{document}\n\\end{tcblisting}\nThen run the script. It reports the citations.\n\\end{document}\n";
+        assert_eq!(
+            sentences(boxed).concat().last().map(String::as_str),
+            Some("It reports the citations.")
+        );
         assert!(!shows_code("example") && !shows_code("theorem"));
     }
 

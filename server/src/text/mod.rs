@@ -7,6 +7,7 @@
 //!
 //! Invariant: this module knows nothing of LSP, scoring or models.
 
+mod byline;
 #[cfg(test)]
 mod fuzz;
 pub mod incremental;
@@ -404,9 +405,8 @@ pub fn assemble(blocks: &[Block]) -> Document {
                 if sentences.is_empty() {
                     continue;
                 }
-                if !*item && copyright_notice(&sentences) {
-                    // Metadata, as a heading's byline is: it stands between paragraphs as a
-                    // skipped block does.
+                if !*item && (copyright_notice(&sentences) || byline::byline(&sentences)) {
+                    // Metadata: it stands between paragraphs as a skipped block does.
                     can_attach = false;
                     after_block = !section.paragraphs.is_empty();
                     continue;
