@@ -775,7 +775,7 @@ pub fn under_a_heading(doc: &Document, container: Container) -> bool {
 /// heading stands for what the heading names, or with a demonstrative ("This", "These", "The
 /// above example"), which there points back across the heading. Either keeps its place: moved
 /// down the section, it would point at whatever came to stand before it.
-fn opens_with_a_pronoun(unit: &Unit<'_>) -> bool {
+fn opens_pointing_back(unit: &Unit<'_>) -> bool {
     use crate::score::cues::{opening_cue, Cue};
     use unicode_segmentation::UnicodeSegmentation;
     unit.first().is_some_and(|s| {
@@ -803,14 +803,14 @@ fn opens_with_a_label(unit: &Unit<'_>) -> bool {
 /// ([`first_unit_stands`], given as `stands`), or a first unit that sets a condition
 /// ([`opens_with_a_condition`]), carries on a sentence from before ([`continues`]), opens with a
 /// label ([`opens_with_a_label`]) or, right under a heading ([`under_a_heading`]), opens with a
-/// pronoun or a demonstrative ([`opens_with_a_pronoun`]).
+/// pronoun or a demonstrative ([`opens_pointing_back`]).
 pub fn refused(units: &[Unit<'_>], order: &[usize], stands: bool, under_heading: bool) -> bool {
     let first_stands = stands
         || units.first().is_some_and(|u| {
             opens_with_a_condition(u)
                 || continues(u)
                 || opens_with_a_label(u)
-                || (under_heading && opens_with_a_pronoun(u))
+                || (under_heading && opens_pointing_back(u))
         });
     dangles(units, order) || (first_stands && changes_first(order))
 }
